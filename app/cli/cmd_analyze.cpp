@@ -1,0 +1,163 @@
+// nopescope-cli analyze: builds a model at initialization, runs it on test prompts of a task, and
+// prints (and optionally writes) the adjacency, norm and variance scores of every capture point
+// and layer.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analyzer.h"
+#include "cli/commands.h"
+#include "cli/model_flags.h"
+#include "model/init.h"
+#include "run/scores_io.h"
+#include "tasks/batch.h"
+#include "util/format.h"
+#include "util/rng.h"
+#include "util/runtime.h"
+
+namespace nope::cli {
+
+namespace {
+
+std::vector<std::string> taskNames() {
+    std::vector<std::string> names;
+    for (TaskKind t : allTasks()) {
+        names.push_back(taskName(t));
+    }
+    return names;
+}
+
+std::vector<std::string> pointNames() {
+    std::vector<std::string> names;
+    for (CapturePoint p : allCapturePoints()) {
+        names.push_back(toString(p));
+    }
+    return names;
+}
+
+void printTable(const Analysis& analysis) {
+    std::printf("%-10s %5s  %9s  %7s  %6s  %8s\n", "point", "layer", "adjacency", "std", "norm",
+                "variance");
+    for (const auto& row : analysis.rows) {
+        std::printf("%-10s %5d  %9.4f  %7.4f  %6.3f  %8.3f\n", toString(row.point).c_str(),
+                    row.layer, row.adjacencyMean, row.adjacencyStd, row.normScore,
+                    row.varianceScore);
+    }
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int runAnalyze(const Args& args) {
+    std::string task = "addition";
+    int samples = 256;
+    uint64_t seed = 1337;
+    uint64_t dataSeed = 1234;
+    std::vector<std::string> points = {"embedding", "attn"};
+    std::string out;
+    int threads = 0;
+    bool json = false;
+    ModelFlags modelFlags;
+    const DataConfig data;
+
+    FlagSet flags(
+        "nopescope-cli analyze --task T [--samples N] [--seed S] [model flags] [--point P,Q] "
+        "[--out DIR]",
+        "Builds the model at initialization, runs it on N test prompts of the task (left-padded\n"
+        "with newlines to the task's longest prompt) and prints, per capture point and layer, the\n"
+        "adjacency probability score (mean and std over prompts) and the triple scores of the\n"
+        "per-token norm and variance shrinking with position. With --out it writes scores.csv,\n"
+        "scores.json and the mean self-cosine matrix of each point and layer under matrices/.");
+    flags.addChoice("task", &task, "task whose test prompts are analysed", taskNames());
+    flags.addInt("samples", &samples, "test prompts to analyse", 1, data.testSize);
+    flags.addUint64("seed", &seed, "seed of the model's initialization");
+    flags.addUint64("data-seed", &dataSeed, "seed of the dataset and of the prompt draw");
+    modelFlags.addTo(flags);
+    flags.addList("point", &points, "capture points to score", pointNames());
+    flags.addString("out", &out, "folder for scores.csv, scores.json and matrices/", "DIR");
+    flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
+    flags.addSwitch("json", &json, "print scores.json to stdout instead of the table");
+    if (auto error = flags.parse(args)) {
+        return usageError("analyze", *error);
+    }
+    if (flags.helpRequested()) {
+        std::cout << flags.help();
+        return kExitOk;
+    }
+    ModelConfig config;
+    if (auto error = modelFlags.build(flags, config)) {
+        return usageError("analyze", *error);
+    }
+    const TaskKind taskKind = *parseTask(task);
+    if (longestPrompt(taskKind) > config.blockSize) {
+        return usageError("analyze", "--context: " + std::to_string(config.blockSize) +
+                                         " is shorter than the " + task + " prompts (allowed: " +
+                                         std::to_string(longestPrompt(taskKind)) + " to 4096)");
+    }
+    if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
+        return usageError("analyze", "--out: '" + out + "' is a file (allowed: a folder)");
+    }
+    CaptureSet pointSet;
+    for (const auto& p : points) {
+        pointSet.insert(*parseCapturePoint(p));
+    }
+
+    configureRuntime(threads);
+    const auto start = std::chrono::steady_clock::now();
+    const TaskData taskData = makeTaskData(taskKind, {data.trainSize, data.testSize, dataSeed});
+    const PromptSet prompts = makePromptSet(taskData, samples, deriveSeed(dataSeed, 0x70));
+    torch::manual_seed(seed);
+    Gpt model(config);
+    initializeWeights(*model);
+    const double setupSeconds = secondsSince(start);
+
+    const auto analysisStart = std::chrono::steady_clock::now();
+    AnalysisOptions options;
+    options.points = pointSet;
+    const Analysis analysis = analyze(*model, prompts.tokens, options);
+    const double analysisSeconds = secondsSince(analysisStart);
+
+    std::vector<std::string> chosen;
+    for (CapturePoint p : pointSet.points()) {
+        chosen.push_back(toString(p));
+    }
+    const nlohmann::json meta = {{"command", "analyze"},
+                                 {"task", task},
+                                 {"seed", seed},
+                                 {"data_seed", dataSeed},
+                                 {"points", chosen},
+                                 {"model", config},
+                                 {"parameters", countParameters(*model)}};
+    if (json) {
+        nlohmann::json all = meta;
+        all.update(scoresJson(analysis));
+        std::cout << all.dump(2) << "\n";
+    } else {
+        std::printf(
+            "%s: %d test prompts of %d tokens; model %d layers x %d wide, %d heads, pe %s, "
+            "%s attention, init %s, seed %llu\n\n",
+            task.c_str(), analysis.samples, analysis.seqLen, config.nLayer, config.nEmbd,
+            config.nHead, toString(config.positional).c_str(), toString(config.attention).c_str(),
+            toString(config.init.scheme).c_str(), static_cast<unsigned long long>(seed));
+        printTable(analysis);
+        std::printf("\nsetup %.2f s, analysis %.2f s (forward %.2f s, scores %.2f s; %d threads)\n",
+                    setupSeconds, analysisSeconds, analysis.forwardSeconds, analysis.scoringSeconds,
+                    at::get_num_threads());
+    }
+    if (!out.empty()) {
+        writeAnalysisFolder(out, analysis, meta);
+        if (!json) {
+            std::printf("wrote %s/scores.csv, scores.json and %zu matrices\n", out.c_str(),
+                        analysis.rows.size());
+        }
+    }
+    return kExitOk;
+}
+
+}  // namespace nope::cli

@@ -1,0 +1,22 @@
+// The commands of nopescope-cli. Each takes the arguments after its name and returns the exit
+// status: 0 success, 1 failure while running, 2 bad usage (nothing was written).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nope::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+using Args = std::vector<std::string>;
+
+int runInfo(const Args& args);
+int runAnalyze(const Args& args);
+
+// Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.
+int usageError(const std::string& command, const std::string& message);
+
+}  // namespace nope::cli

@@ -1,0 +1,249 @@
+#include "cli/flags.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace nope::cli {
+
+namespace {
+
+std::string inQuotes(const std::string& s) {
+    return "'" + s + "'";
+}
+
+std::string numberText(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+std::optional<double> parseReal(const std::string& text) {
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v)) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+template <typename Int>
+std::optional<Int> parseInteger(const std::string& text) {
+    Int v{};
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+}  // namespace
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) {
+        out += (out.empty() ? "" : ", ") + item;
+    }
+    return out;
+}
+
+FlagSet::FlagSet(std::string usage, std::string summary)
+    : m_usage(std::move(usage)), m_summary(std::move(summary)) {}
+
+void FlagSet::add(Flag flag) {
+    m_index[flag.name] = m_flags.size();
+    m_flags.push_back(std::move(flag));
+}
+
+void FlagSet::addInt(const std::string& name, int* target, const std::string& help, int min,
+                     int max) {
+    const std::string allowed = std::to_string(min) + " to " + std::to_string(max);
+    add({name, "N", help, allowed, std::to_string(*target),
+         [=](const std::string& text) -> std::optional<std::string> {
+             const auto v = parseInteger<int>(text);
+             if (!v) {
+                 return inQuotes(text) + " is not an integer (allowed: " + allowed + ")";
+             }
+             if (*v < min || *v > max) {
+                 return text + " is outside the allowed " + allowed;
+             }
+             *target = *v;
+             return std::nullopt;
+         }});
+}
+
+void FlagSet::addUint64(const std::string& name, uint64_t* target, const std::string& help) {
+    const std::string allowed = "0 to 18446744073709551615";
+    add({name, "N", help, allowed, std::to_string(*target),
+         [=](const std::string& text) -> std::optional<std::string> {
+             const auto v = parseInteger<uint64_t>(text);
+             if (!v) {
+                 return inQuotes(text) + " is not a non-negative integer (allowed: " + allowed +
+                        ")";
+             }
+             *target = *v;
+             return std::nullopt;
+         }});
+}
+
+void FlagSet::addDouble(const std::string& name, double* target, const std::string& help,
+                        std::optional<double> min, std::optional<double> max) {
+    std::string allowed = "a number";
+    if (min && max) {
+        allowed = numberText(*min) + " to " + numberText(*max);
+    } else if (min) {
+        allowed = "at least " + numberText(*min);
+    } else if (max) {
+        allowed = "at most " + numberText(*max);
+    }
+    add({name, "X", help, allowed, numberText(*target),
+         [=](const std::string& text) -> std::optional<std::string> {
+             const auto v = parseReal(text);
+             if (!v) {
+                 return inQuotes(text) + " is not a number (allowed: " + allowed + ")";
+             }
+             if ((min && *v < *min) || (max && *v > *max)) {
+                 return text + " is outside the allowed " + allowed;
+             }
+             *target = *v;
+             return std::nullopt;
+         }});
+}
+
+void FlagSet::addChoice(const std::string& name, std::string* target, const std::string& help,
+                        const std::vector<std::string>& allowedValues) {
+    const std::string allowed = joined(allowedValues);
+    add({name, "NAME", help, allowed, *target,
+         [=](const std::string& text) -> std::optional<std::string> {
+             for (const auto& a : allowedValues) {
+                 if (a == text) {
+                     *target = text;
+                     return std::nullopt;
+                 }
+             }
+             return inQuotes(text) + " is not allowed (allowed: " + allowed + ")";
+         }});
+}
+
+void FlagSet::addList(const std::string& name, std::vector<std::string>* target,
+                      const std::string& help, const std::vector<std::string>& allowedValues) {
+    const std::string allowed = joined(allowedValues) + ", all; comma-separated";
+    std::string current;
+    for (const auto& v : *target) {
+        current += (current.empty() ? "" : ",") + v;
+    }
+    add({name, "A,B", help, allowed, current,
+         [=](const std::string& text) -> std::optional<std::string> {
+             if (text == "all") {
+                 *target = allowedValues;
+                 return std::nullopt;
+             }
+             std::vector<std::string> values;
+             std::stringstream in(text);
+             std::string item;
+             while (std::getline(in, item, ',')) {
+                 bool known = false;
+                 for (const auto& a : allowedValues) {
+                     known = known || a == item;
+                 }
+                 if (!known) {
+                     return inQuotes(item) + " is not allowed (allowed: " + allowed + ")";
+                 }
+                 values.push_back(item);
+             }
+             if (values.empty()) {
+                 return "needs at least one value (allowed: " + allowed + ")";
+             }
+             *target = values;
+             return std::nullopt;
+         }});
+}
+
+void FlagSet::addString(const std::string& name, std::string* target, const std::string& help,
+                        const std::string& valueName) {
+    add({name, valueName, help, "", *target,
+         [=](const std::string& text) -> std::optional<std::string> {
+             if (text.empty()) {
+                 return "needs a non-empty " + valueName;
+             }
+             *target = text;
+             return std::nullopt;
+         }});
+}
+
+void FlagSet::addSwitch(const std::string& name, bool* target, const std::string& help) {
+    add({name, "", help, "", "", [=](const std::string&) -> std::optional<std::string> {
+             *target = true;
+             return std::nullopt;
+         }});
+}
+
+std::optional<std::string> FlagSet::parse(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--help" || arg == "-h") {
+            m_help = true;
+            continue;
+        }
+        if (arg.rfind("--", 0) != 0) {
+            return "unexpected argument " + inQuotes(arg) + " (flags start with --; see --help)";
+        }
+        std::string name = arg.substr(2);
+        std::optional<std::string> value;
+        if (const size_t eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        const auto it = m_index.find(name);
+        if (it == m_index.end()) {
+            return "unknown flag --" + name + " (see --help for the flags of this command)";
+        }
+        const Flag& flag = m_flags[it->second];
+        if (flag.valueName.empty()) {
+            if (value) {
+                return "--" + name + ": takes no value";
+            }
+            value = "";
+        } else if (!value) {
+            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) {
+                return "--" + name + ": needs a value" +
+                       (flag.allowed.empty() ? "" : " (allowed: " + flag.allowed + ")");
+            }
+            value = args[++i];
+        }
+        if (auto error = flag.set(*value)) {
+            return "--" + name + ": " + *error;
+        }
+        m_given[name] = true;
+    }
+    return std::nullopt;
+}
+
+std::string FlagSet::help() const {
+    std::ostringstream out;
+    out << "usage: " << m_usage << "\n\n" << m_summary << "\n\nflags:\n";
+    for (const auto& f : m_flags) {
+        std::string left = "  --" + f.name + (f.valueName.empty() ? "" : " " + f.valueName);
+        if (left.size() < 26) {
+            left.resize(26, ' ');
+        } else {
+            left += "\n" + std::string(26, ' ');
+        }
+        out << left << f.help;
+        if (!f.allowed.empty()) {
+            out << " (" << f.allowed << ")";
+        }
+        if (!f.defaultValue.empty()) {
+            out << " [default " << f.defaultValue << "]";
+        }
+        out << "\n";
+    }
+    out << "  --help                  this text\n";
+    return out.str();
+}
+
+}  // namespace nope::cli

@@ -1,0 +1,62 @@
+// A small command-line flag parser: typed flags bound to variables, "--name value" or
+// "--name=value", and one-line errors that name the flag and the allowed values.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nope::cli {
+
+class FlagSet {
+public:
+    FlagSet(std::string usage, std::string summary);
+
+    void addInt(const std::string& name, int* target, const std::string& help, int min, int max);
+    void addUint64(const std::string& name, uint64_t* target, const std::string& help);
+    // A real number; `min`/`max` bound it inclusively when given.
+    void addDouble(const std::string& name, double* target, const std::string& help,
+                   std::optional<double> min = std::nullopt,
+                   std::optional<double> max = std::nullopt);
+    void addChoice(const std::string& name, std::string* target, const std::string& help,
+                   const std::vector<std::string>& allowed);
+    // Comma-separated values from `allowed` ("all" selects every one).
+    void addList(const std::string& name, std::vector<std::string>* target, const std::string& help,
+                 const std::vector<std::string>& allowed);
+    void addString(const std::string& name, std::string* target, const std::string& help,
+                   const std::string& valueName);
+    void addSwitch(const std::string& name, bool* target, const std::string& help);
+
+    // Parses the arguments after the command name. Returns the first error as one line
+    // ("--samples: 'x' is not an integer (allowed: 1 to 10000)"), or nothing on success.
+    std::optional<std::string> parse(const std::vector<std::string>& args);
+
+    bool helpRequested() const { return m_help; }
+    bool given(const std::string& name) const { return m_given.count(name) > 0; }
+    std::string help() const;
+
+private:
+    struct Flag {
+        std::string name;
+        std::string valueName;  // empty for switches
+        std::string help;
+        std::string allowed;  // shown in errors and help
+        std::string defaultValue;
+        std::function<std::optional<std::string>(const std::string&)> set;  // returns an error
+    };
+    void add(Flag flag);
+
+    std::string m_usage;
+    std::string m_summary;
+    std::vector<Flag> m_flags;
+    std::map<std::string, size_t> m_index;
+    std::map<std::string, bool> m_given;
+    bool m_help = false;
+};
+
+// "a, b, c"
+std::string joined(const std::vector<std::string>& items);
+
+}  // namespace nope::cli

@@ -1,0 +1,36 @@
+// What the analysis of one model on one set of prompts found: value types only (no tensors), so
+// that they can cross threads and be drawn by widgets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/capture_point.h"
+
+namespace nope {
+
+// The scores of one capture point in one layer, over all prompts.
+struct LayerScores {
+    CapturePoint point = CapturePoint::Embedding;
+    int layer = 0;                  // 0 for embedding, 1..L for the per-block points
+    double adjacencyMean = 0.0;     // adjacency probability score, mean over prompts
+    double adjacencyStd = 0.0;      // and its population standard deviation
+    double normScore = 0.0;         // triple score of per-token L2 norm shrinking with position
+    double varianceScore = 0.0;     // same for the per-token variance across dimensions
+    std::vector<float> meanMatrix;  // T x T self-cosine, mean over prompts
+    std::vector<std::vector<float>> promptMatrices;  // T x T of each kept prompt
+};
+
+struct Analysis {
+    int samples = 0;                       // prompts analysed
+    int seqLen = 0;                        // T: tokens per (padded) prompt
+    std::vector<std::string> keptPrompts;  // padded text of the prompts whose matrices were kept
+    std::vector<LayerScores> rows;         // point-major: embedding, then each point by layer
+    double forwardSeconds = 0.0;           // time in the model's forward passes
+    double scoringSeconds = 0.0;           // time in cosine matrices and triple counts
+
+    const LayerScores* find(CapturePoint point, int layer) const;
+    int layerCount() const;  // largest layer present
+};
+
+}  // namespace nope

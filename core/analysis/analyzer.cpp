@@ -1,0 +1,152 @@
+#include "analysis/analyzer.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <chrono>
+
+#include "analysis/adjacency.h"
+
+namespace nope {
+
+namespace {
+
+// Per capture point and layer: the per-prompt scores and the running sum of matrices.
+struct Accumulator {
+    CapturePoint point;
+    int layer;
+    std::vector<double> adjacency, norm, variance;
+    torch::Tensor matrixSum;  // (T, T) float64
+    std::vector<std::vector<float>> kept;
+};
+
+// Restores the model's training mode and the autocast state when it goes out of scope.
+class EvalScope {
+public:
+    explicit EvalScope(GptImpl& model)
+        : m_model(model),
+          m_wasTraining(model.is_training()),
+          m_autocast(at::autocast::is_cpu_enabled()) {
+        m_model.eval();
+        at::autocast::set_cpu_enabled(false);
+    }
+    ~EvalScope() {
+        m_model.train(m_wasTraining);
+        at::autocast::set_cpu_enabled(m_autocast);
+    }
+
+private:
+    GptImpl& m_model;
+    bool m_wasTraining;
+    bool m_autocast;
+    torch::NoGradGuard m_noGrad;
+};
+
+void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, int keepPrompts) {
+    const auto h = hidden.to(torch::kFloat);
+    const auto cos = selfCosine(h).contiguous();                           // (B, T, T)
+    const auto norms = h.norm(2, /*dim=*/-1).contiguous();                 // (B, T)
+    const auto vars = h.var(/*dim=*/-1, /*unbiased=*/false).contiguous();  // (B, T)
+    const int64_t B = cos.size(0);
+    const int T = static_cast<int>(cos.size(1));
+    const float* c = cos.data_ptr<float>();
+    const float* n = norms.data_ptr<float>();
+    const float* v = vars.data_ptr<float>();
+    for (int64_t b = 0; b < B; ++b) {
+        const float* matrix = c + b * T * T;
+        acc.adjacency.push_back(adjacencyScore(matrix, T));
+        acc.norm.push_back(shrinkScore(n + b * T, T));
+        acc.variance.push_back(shrinkScore(v + b * T, T));
+        if (firstPrompt + b < keepPrompts) {
+            acc.kept.emplace_back(matrix, matrix + T * T);
+        }
+    }
+    auto sum = cos.sum({0}, /*keepdim=*/false, torch::kDouble);  // (T, T)
+    acc.matrixSum = acc.matrixSum.defined() ? acc.matrixSum + sum : sum;
+}
+
+std::vector<Accumulator> makeAccumulators(const CaptureSet& points, int layers) {
+    std::vector<Accumulator> out;
+    for (CapturePoint p : points.points()) {
+        if (p == CapturePoint::Embedding) {
+            out.push_back({p, 0, {}, {}, {}, {}, {}});
+        } else {
+            for (int l = 1; l <= layers; ++l) {
+                out.push_back({p, l, {}, {}, {}, {}, {}});
+            }
+        }
+    }
+    return out;
+}
+
+const torch::Tensor& captured(const HiddenStates& states, CapturePoint point, int layer) {
+    switch (point) {
+        case CapturePoint::Embedding:
+            return states.embedding;
+        case CapturePoint::AttnIn:
+            return states.attnIn[layer - 1];
+        case CapturePoint::Attn:
+            return states.attn[layer - 1];
+        case CapturePoint::Resid:
+            return states.resid[layer - 1];
+    }
+    return states.embedding;
+}
+
+}  // namespace
+
+torch::Tensor selfCosine(const torch::Tensor& hidden) {
+    const auto h = hidden.to(torch::kFloat);
+    const auto unit = h / h.norm(2, /*dim=*/-1, /*keepdim=*/true).clamp_min(1e-8);  // (B, T, D)
+    return torch::bmm(unit, unit.transpose(1, 2));                                  // (B, T, T)
+}
+
+Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,
+                 const std::vector<std::string>& prompts) {
+    TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) >= 1, "analysis needs tokens of shape (N, T)");
+    EvalScope scope(model);
+    const int64_t N = tokens.size(0);
+    const int T = static_cast<int>(tokens.size(1));
+    auto accs = makeAccumulators(options.points, model.config().nLayer);
+    const int64_t batch = std::max(1, options.batchSize);
+    using Clock = std::chrono::steady_clock;
+    Clock::duration forwardTime{}, scoringTime{};
+    for (int64_t start = 0; start < N; start += batch) {
+        const auto chunk = tokens.slice(0, start, std::min(N, start + batch));
+        HiddenStates states;
+        states.wanted = options.points;
+        const auto t0 = Clock::now();
+        model.forward(chunk, &states, Head::None);
+        const auto t1 = Clock::now();
+        for (auto& acc : accs) {
+            score(acc, captured(states, acc.point, acc.layer), start, options.keepPrompts);
+        }
+        forwardTime += t1 - t0;
+        scoringTime += Clock::now() - t1;
+    }
+
+    Analysis out;
+    out.forwardSeconds = std::chrono::duration<double>(forwardTime).count();
+    out.scoringSeconds = std::chrono::duration<double>(scoringTime).count();
+    out.samples = static_cast<int>(N);
+    out.seqLen = T;
+    for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, N); ++i) {
+        out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
+    }
+    for (auto& acc : accs) {
+        LayerScores row;
+        row.point = acc.point;
+        row.layer = acc.layer;
+        const MeanStd adjacency = meanStd(acc.adjacency);
+        row.adjacencyMean = adjacency.mean;
+        row.adjacencyStd = adjacency.std;
+        row.normScore = meanStd(acc.norm).mean;
+        row.varianceScore = meanStd(acc.variance).mean;
+        const auto mean = (acc.matrixSum / double(N)).to(torch::kFloat).contiguous();
+        row.meanMatrix.assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
+        row.promptMatrices = std::move(acc.kept);
+        out.rows.push_back(std::move(row));
+    }
+    return out;
+}
+
+}  // namespace nope

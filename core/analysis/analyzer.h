@@ -1,0 +1,26 @@
+// Runs a model on a batch of prompts, captures hidden states, and scores them: self-cosine
+// matrices by batched matrix products, then the adjacency, norm and variance triple scores per
+// prompt. Always in fp32 and eval mode, without gradients; the model's mode is restored after.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "analysis/analysis.h"
+#include "model/gpt.h"
+
+namespace nope {
+
+struct AnalysisOptions {
+    CaptureSet points{CapturePoint::Embedding, CapturePoint::Attn};  // what to score
+    int keepPrompts = 0;  // keep the matrices of the first this many prompts (for display)
+    int batchSize = 128;  // prompts per forward pass (bounds memory, not results)
+};
+
+// Self-cosine similarity of each sequence: h (B, T, D) -> (B, T, T), in fp32.
+torch::Tensor selfCosine(const torch::Tensor& hidden);
+
+// tokens (N, T) int64; `prompts` (optional) their text, kept for the first keepPrompts.
+Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,
+                 const std::vector<std::string>& prompts = {});
+
+}  // namespace nope

@@ -1,0 +1,175 @@
+#include "model/gpt.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+namespace nope {
+
+LayerNormImpl::LayerNormImpl(int64_t dim, bool withBias) {
+    weight = register_parameter("weight", torch::ones({dim}));
+    if (withBias) {
+        bias = register_parameter("bias", torch::zeros({dim}));
+    }
+}
+
+torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
+    return torch::layer_norm(x, {weight.size(0)}, weight, bias, /*eps=*/1e-5);
+}
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
+    : nHead(config.nHead), causal(config.attention == AttentionKind::Causal) {
+    c_attn = register_module("c_attn", Linear(config.nEmbd, 3 * config.nEmbd, config.bias));
+    c_proj = register_module("c_proj", Linear(config.nEmbd, config.nEmbd, config.bias));
+    attn_dropout = register_module("attn_dropout", torch::nn::Dropout(config.dropout));
+    resid_dropout = register_module("resid_dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Tensor* heads) {
+    const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+    const int64_t hs = C / nHead;
+    auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
+    auto q = qkv[0].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
+    auto k = qkv[1].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
+    auto v = qkv[2].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
+
+    auto att =
+        torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)));  // (B, nh, T, T)
+    if (causal) {
+        auto future = torch::ones({T, T}, x.options().dtype(torch::kBool)).triu(/*diagonal=*/1);
+        att = att.masked_fill(future, -std::numeric_limits<float>::infinity());
+    }
+    att = attn_dropout(torch::softmax(att, /*dim=*/-1));
+    auto y = torch::matmul(att, v);                      // (B, nh, T, hs)
+    y = y.transpose(1, 2).contiguous().view({B, T, C});  // (B, T, C), heads concatenated
+    if (heads) {
+        *heads = y;
+    }
+    return resid_dropout(c_proj(y));
+}
+
+MlpImpl::MlpImpl(const ModelConfig& config) {
+    c_fc = register_module("c_fc", Linear(config.nEmbd, 4 * config.nEmbd, config.bias));
+    c_proj = register_module("c_proj", Linear(4 * config.nEmbd, config.nEmbd, config.bias));
+    dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
+    return dropout(c_proj(torch::gelu(c_fc(x), /*approximate=*/"tanh")));
+}
+
+BlockImpl::BlockImpl(const ModelConfig& config) {
+    ln_1 = register_module("ln_1", LayerNorm(config.nEmbd, config.bias));
+    attn = register_module("attn", CausalSelfAttention(config));
+    ln_2 = register_module("ln_2", LayerNorm(config.nEmbd, config.bias));
+    mlp = register_module("mlp", Mlp(config));
+}
+
+torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, size_t layer) {
+    const bool any = capture != nullptr;
+    auto normed = ln_1(x);
+    torch::Tensor heads;
+    x = x + attn(normed, any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr);
+    x = x + mlp(ln_2(x));
+    if (any) {
+        if (capture->wanted.contains(CapturePoint::AttnIn)) {
+            capture->attnIn[layer] = normed;
+        }
+        if (capture->wanted.contains(CapturePoint::Attn)) {
+            capture->attn[layer] = heads;
+        }
+        if (capture->wanted.contains(CapturePoint::Resid)) {
+            capture->resid[layer] = x;
+        }
+    }
+    return x;
+}
+
+TransformerImpl::TransformerImpl(const ModelConfig& config) {
+    wte = register_module("wte", torch::nn::Embedding(config.vocabSize, config.nEmbd));
+    if (config.positional == PositionalEncoding::Learned) {
+        wpe = register_module("wpe", torch::nn::Embedding(config.blockSize, config.nEmbd));
+    }
+    drop = register_module("drop", torch::nn::Dropout(config.dropout));
+    h = register_module("h", torch::nn::ModuleList());
+    for (int i = 0; i < config.nLayer; ++i) {
+        blocks.push_back(Block(config));
+        h->push_back(blocks.back());
+    }
+    ln_f = register_module("ln_f", LayerNorm(config.nEmbd, config.bias));
+}
+
+GptImpl::GptImpl(const ModelConfig& config) : m_config(config) {
+    const FieldErrors errors = validate(config);
+    if (!errors.empty()) {
+        throw std::invalid_argument(describe(errors.front()));
+    }
+    transformer = register_module("transformer", Transformer(config));
+    if (config.positional == PositionalEncoding::Sinusoidal) {
+        m_sinusoidal = sinusoidalTable(config.blockSize, config.nEmbd);
+    }
+}
+
+Block GptImpl::block(size_t layer) const {
+    return transformer->blocks.at(layer);
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, Head head) {
+    const int64_t T = idx.size(1);
+    if (T > m_config.blockSize) {
+        throw std::invalid_argument("sequence of " + std::to_string(T) +
+                                    " tokens exceeds the context of " +
+                                    std::to_string(m_config.blockSize));
+    }
+    auto x = transformer->wte(idx);  // (B, T, C)
+    if (transformer->wpe) {
+        x = x + transformer->wpe(torch::arange(T, idx.options()));
+    } else if (m_sinusoidal.defined()) {
+        x = x + m_sinusoidal.slice(0, 0, T).to(x.device());
+    }
+    x = transformer->drop(x);
+    if (capture) {
+        const size_t L = transformer->blocks.size();
+        capture->attnIn.assign(L, {});
+        capture->attn.assign(L, {});
+        capture->resid.assign(L, {});
+        if (capture->wanted.contains(CapturePoint::Embedding)) {
+            capture->embedding = x;
+        }
+    }
+    for (size_t l = 0; l < transformer->blocks.size(); ++l) {
+        x = transformer->blocks[l]->forward(x, capture, l);
+    }
+    if (head == Head::None) {
+        return x;
+    }
+    if (head == Head::LastPosition) {
+        x = x.slice(/*dim=*/1, T - 1, T);
+    }
+    return nope::linear(transformer->ln_f(x), transformer->wte->weight,
+                        {});  // tied head, (B, T, V)
+}
+
+torch::Tensor sinusoidalTable(int64_t positions, int64_t dim) {
+    auto table = torch::zeros({positions, dim});
+    auto pos = torch::arange(positions, torch::kFloat).unsqueeze(1);        // (T, 1)
+    auto i = torch::arange(0, dim, 2, torch::kFloat);                       // (ceil(C/2))
+    auto angle = pos * torch::exp(i * (-std::log(10000.0) / double(dim)));  // (T, C/2)
+    table.slice(1, 0, dim, 2).copy_(torch::sin(angle));
+    table.slice(1, 1, dim, 2).copy_(torch::cos(angle).slice(1, 0, dim / 2));
+    return table;
+}
+
+int64_t countParameters(const torch::nn::Module& module) {
+    std::set<const void*> seen;
+    int64_t total = 0;
+    for (const auto& p : module.parameters()) {
+        if (seen.insert(p.data_ptr()).second) {
+            total += p.numel();
+        }
+    }
+    return total;
+}
+
+}  // namespace nope

@@ -1,0 +1,116 @@
+// The GPT studied by NoPEScope: nanoGPT's decoder-only transformer, by default with no positional
+// encoding at all (NoPE). Reads top to bottom: LayerNorm, attention, MLP, block, model.
+//   x = drop(wte(idx) [+ pe]); for each block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))
+//   logits = ln_f(x) wte^T   (the output head is tied to the token embedding)
+// Submodule names follow nanoGPT so that state-dict keys match (transformer.h.0.attn.c_attn...).
+// Not here: weight init (init.h) and training (core/training).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "model/capture_point.h"
+#include "model/linear.h"
+#include "model/model_config.h"
+
+namespace nope {
+
+// Hidden states recorded during one forward pass, each (B, T, C). Only the points in `wanted`
+// are recorded; recording keeps a reference to a tensor the pass computes anyway.
+struct HiddenStates {
+    CaptureSet wanted;
+    torch::Tensor embedding;
+    std::vector<torch::Tensor> attnIn;  // per block, index 0 is layer 1
+    std::vector<torch::Tensor> attn;
+    std::vector<torch::Tensor> resid;
+};
+
+// LayerNorm with a weight and an optional bias (PyTorch's always has both), eps 1e-5.
+struct LayerNormImpl : torch::nn::Module {
+    LayerNormImpl(int64_t dim, bool bias);
+    torch::Tensor forward(const torch::Tensor& x);
+
+    torch::Tensor weight;
+    torch::Tensor bias;  // undefined without bias
+};
+TORCH_MODULE(LayerNorm);
+
+struct CausalSelfAttentionImpl : torch::nn::Module {
+    explicit CausalSelfAttentionImpl(const ModelConfig& config);
+    // x (B, T, C). Writes the concatenated head outputs (before c_proj) to *heads when given.
+    torch::Tensor forward(const torch::Tensor& x, torch::Tensor* heads = nullptr);
+
+    Linear c_attn{nullptr};  // C -> 3C, q, k, v fused
+    Linear c_proj{nullptr};  // C -> C
+    torch::nn::Dropout attn_dropout{nullptr};
+    torch::nn::Dropout resid_dropout{nullptr};
+    int64_t nHead;
+    bool causal;
+};
+TORCH_MODULE(CausalSelfAttention);
+
+struct MlpImpl : torch::nn::Module {
+    explicit MlpImpl(const ModelConfig& config);
+    torch::Tensor forward(const torch::Tensor& x);
+
+    Linear c_fc{nullptr};    // C -> 4C
+    Linear c_proj{nullptr};  // 4C -> C
+    torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+struct BlockImpl : torch::nn::Module {
+    explicit BlockImpl(const ModelConfig& config);
+    // Records this block's attn_in, attn and resid into `capture` at `layer` (0-based) when given.
+    torch::Tensor forward(torch::Tensor x, HiddenStates* capture = nullptr, size_t layer = 0);
+
+    LayerNorm ln_1{nullptr};
+    CausalSelfAttention attn{nullptr};
+    LayerNorm ln_2{nullptr};
+    Mlp mlp{nullptr};
+};
+TORCH_MODULE(Block);
+
+// The `transformer` container of nanoGPT: wte, wpe (learned PE only), drop, h, ln_f.
+struct TransformerImpl : torch::nn::Module {
+    explicit TransformerImpl(const ModelConfig& config);
+
+    torch::nn::Embedding wte{nullptr};
+    torch::nn::Embedding wpe{nullptr};  // null unless positional == learned
+    torch::nn::Dropout drop{nullptr};
+    torch::nn::ModuleList h{nullptr};  // the blocks, registered under nanoGPT's names h.0, h.1...
+    LayerNorm ln_f{nullptr};
+    std::vector<Block> blocks;  // the same blocks, typed
+};
+TORCH_MODULE(Transformer);
+
+// Which positions get logits.
+enum class Head { AllPositions, LastPosition, None };
+
+struct GptImpl : torch::nn::Module {
+    explicit GptImpl(const ModelConfig& config);
+
+    // idx (B, T) int64 token ids, T <= block size. Returns logits (B, T, V), (B, 1, V) for
+    // LastPosition, or the final hidden states before ln_f (B, T, C) for None.
+    torch::Tensor forward(const torch::Tensor& idx, HiddenStates* capture = nullptr,
+                          Head head = Head::AllPositions);
+
+    const ModelConfig& config() const { return m_config; }
+    Block block(size_t layer) const;
+
+    Transformer transformer{nullptr};
+
+private:
+    ModelConfig m_config;
+    torch::Tensor m_sinusoidal;  // (block size, C) fixed table when positional == sinusoidal
+};
+TORCH_MODULE(Gpt);
+
+// Vaswani et al.'s fixed table: sin on even dimensions, cos on odd ones. (T, C)
+torch::Tensor sinusoidalTable(int64_t positions, int64_t dim);
+
+// Unique parameters of a module (a tied tensor counted once).
+int64_t countParameters(const torch::nn::Module& module);
+
+}  // namespace nope

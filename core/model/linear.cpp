@@ -1,0 +1,84 @@
+#include "model/linear.h"
+
+#include <dnnl.h>
+
+#include <ATen/autocast_mode.h>
+
+#include <stdexcept>
+
+namespace nope {
+
+namespace {
+
+// C (M x N, row-major) = op(A) * op(B), with op = transpose where the flag is 'T'.
+void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float* C) {
+    const dnnl_status_t status =
+        dnnl_sgemm(transA, transB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
+    if (status != dnnl_success) {
+        throw std::runtime_error("oneDNN sgemm failed with status " +
+                                 std::to_string(static_cast<int>(status)));
+    }
+}
+
+// y = x W^T for 2-D x (M x K) and W (N x K), with the gradients of both.
+struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 const torch::Tensor& w) {
+        const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
+        auto y = torch::empty({M, N}, x.options());
+        sgemm('N', 'T', M, N, K, x.data_ptr<float>(), K, w.data_ptr<float>(), K,
+              y.data_ptr<float>());
+        ctx->save_for_backward({x, w});
+        return y;
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const auto& x = saved[0];
+        const auto& w = saved[1];
+        const auto dy = grads[0].contiguous();  // (M, N)
+        const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
+        torch::Tensor dx, dw;
+        if (ctx->needs_input_grad(0)) {
+            dx = torch::empty({M, K}, x.options());  // dy W
+            sgemm('N', 'N', M, K, N, dy.data_ptr<float>(), N, w.data_ptr<float>(), K,
+                  dx.data_ptr<float>());
+        }
+        if (ctx->needs_input_grad(1)) {
+            dw = torch::empty({N, K}, w.options());  // dy^T x
+            sgemm('T', 'N', N, K, M, dy.data_ptr<float>(), N, x.data_ptr<float>(), K,
+                  dw.data_ptr<float>());
+        }
+        return {dx, dw};
+    }
+};
+
+bool useDnnl(const torch::Tensor& x, const torch::Tensor& w) {
+    return x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
+           w.scalar_type() == torch::kFloat && x.dim() >= 2 && !at::autocast::is_cpu_enabled();
+}
+
+}  // namespace
+
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
+                     const torch::Tensor& bias) {
+    if (!useDnnl(x, weight)) {
+        return torch::linear(x, weight, bias);
+    }
+    auto shape = x.sizes().vec();
+    const int64_t K = shape.back();
+    shape.back() = weight.size(0);
+    auto y = DnnlLinear::apply(x.reshape({-1, K}).contiguous(), weight.contiguous()).view(shape);
+    return bias.defined() ? y + bias : y;
+}
+
+LinearImpl::LinearImpl(int64_t inFeatures, int64_t outFeatures, bool withBias) {
+    weight = register_parameter("weight", torch::empty({outFeatures, inFeatures}));
+    if (withBias) {
+        bias = register_parameter("bias", torch::zeros({outFeatures}));
+    }
+}
+
+}  // namespace nope

@@ -1,0 +1,25 @@
+// Token tensors from task text: the bridge between the string world of tasks/ and LibTorch.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "tasks/dataset.h"
+
+namespace nope {
+
+// Equal-length texts -> (N, T) int64 token ids. Throws std::invalid_argument on unequal lengths.
+torch::Tensor encodeBatch(const std::vector<std::string>& texts);
+
+// Analysis prompts: `samples` test prompts drawn with `seed`, left-padded with '\n' to the task's
+// longest prompt, and their tokens.
+struct PromptSet {
+    std::vector<Example> examples;    // as drawn, unpadded
+    std::vector<std::string> padded;  // each longestPrompt(task) characters
+    torch::Tensor tokens;             // (samples, longestPrompt(task)) int64
+};
+PromptSet makePromptSet(const TaskData& data, int samples, uint64_t seed);
+
+}  // namespace nope

@@ -1,0 +1,16 @@
+// Number formatting shared by tables and files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace nope {
+
+// Fixed-point with `decimals` digits after the point ("0.964100").
+std::string fixed(double value, int decimals);
+// Shortest form that reads back to the same float ("0.1", "1e-07").
+std::string shortest(float value);
+// Thousands separated by commas ("10,658,688").
+std::string withCommas(int64_t value);
+
+}  // namespace nope

@@ -1,0 +1,33 @@
+#include "util/runtime.h"
+
+#include <malloc.h>
+#include <sched.h>
+
+#include <thread>
+
+#include <ATen/Parallel.h>
+
+namespace nope {
+
+int availableCores() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        return CPU_COUNT(&set);
+    }
+    const unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : static_cast<int>(n);
+}
+
+void applyThreadCount(int threads) {
+    at::set_num_threads(threads > 0 ? threads : availableCores());
+}
+
+void configureRuntime(int threads) {
+    // Keep freed memory in the heap: large blocks are reused by the next step instead of being
+    // unmapped and faulted in again (32 MiB is glibc's largest mmap threshold on 64-bit).
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+    applyThreadCount(threads);
+}
+
+}  // namespace nope

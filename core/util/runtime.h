@@ -1,0 +1,19 @@
+// Process-wide settings that decide CPU speed here (measured; see the README's Performance):
+//   - LibTorch's thread count, which this LibTorch build leaves at 1 unless told;
+//   - glibc's malloc keeping large blocks instead of returning them to the system after every
+//     step, which otherwise page-faults every activation of every training step.
+#pragma once
+
+namespace nope {
+
+// Number of cores this process may use.
+int availableCores();
+
+// Call once at startup: tunes malloc and sets the thread count (0 = all cores).
+void configureRuntime(int threads);
+
+// Sets LibTorch's (and OpenMP's) thread count for the calling thread: a worker thread must call
+// it too, since OpenMP keeps the count per thread.
+void applyThreadCount(int threads);
+
+}  // namespace nope

@@ -1,0 +1,129 @@
+// Self-cosine matrices and the analysis of a model on prompts.
+#include <gtest/gtest.h>
+
+#include <ATen/autocast_mode.h>
+#include <torch/torch.h>
+
+#include "analysis/adjacency.h"
+#include "analysis/analyzer.h"
+#include "model/init.h"
+#include "tasks/batch.h"
+
+namespace nope {
+namespace {
+
+Gpt makeModel(ModelConfig c, uint64_t seed = 11) {
+    torch::manual_seed(seed);
+    Gpt model(c);
+    initializeWeights(*model);
+    return model;
+}
+
+ModelConfig small() {
+    ModelConfig c;
+    c.nLayer = 2;
+    c.nHead = 4;
+    c.nEmbd = 128;
+    return c;
+}
+
+TEST(SelfCosine, MatchesTheDefinition) {
+    torch::manual_seed(0);
+    const auto h = torch::randn({2, 5, 7});
+    const auto c = selfCosine(h);
+    ASSERT_EQ(c.sizes(), torch::IntArrayRef({2, 5, 5}));
+    for (int b = 0; b < 2; ++b) {
+        for (int i = 0; i < 5; ++i) {
+            for (int j = 0; j < 5; ++j) {
+                const auto xi = h[b][i], xj = h[b][j];
+                const double expected = (xi * xj).sum().item<double>() /
+                                        (xi.norm().item<double>() * xj.norm().item<double>());
+                EXPECT_NEAR(c[b][i][j].item<double>(), expected, 1e-5);
+            }
+        }
+    }
+    EXPECT_TRUE(torch::allclose(c, c.transpose(1, 2)));
+}
+
+TEST(SelfCosine, ZeroVectorGivesZeroNotNaN) {
+    const auto h = torch::zeros({1, 3, 4});
+    EXPECT_FALSE(torch::isnan(selfCosine(h)).any().item<bool>());
+}
+
+TEST(Analyzer, RowsScoresAndKeptMatrices) {
+    Gpt model = makeModel(small());
+    model->train();
+    const TaskData data = makeTaskData(TaskKind::Reversal, DataConfig{100, 100, 3});
+    const PromptSet prompts = makePromptSet(data, 20, 9);
+    AnalysisOptions options;
+    options.points = CaptureSet(allCapturePoints());
+    options.keepPrompts = 3;
+    options.batchSize = 7;  // several chunks
+    const Analysis a = analyze(*model, prompts.tokens, options, prompts.padded);
+
+    EXPECT_TRUE(model->is_training());  // mode restored
+    EXPECT_EQ(a.samples, 20);
+    EXPECT_EQ(a.seqLen, 22);
+    ASSERT_EQ(a.rows.size(), 1u + 3u * 2u);
+    EXPECT_EQ(a.rows[0].point, CapturePoint::Embedding);
+    EXPECT_EQ(a.rows[0].layer, 0);
+    EXPECT_EQ(a.layerCount(), 2);
+    ASSERT_EQ(a.keptPrompts.size(), 3u);
+    EXPECT_EQ(a.keptPrompts[1], prompts.padded[1]);
+
+    // Recompute the attn layer-1 row by hand from captured states.
+    torch::NoGradGuard noGrad;
+    model->eval();
+    HiddenStates states;
+    states.wanted = CaptureSet{CapturePoint::Attn};
+    model->forward(prompts.tokens, &states, Head::None);
+    const auto cos = selfCosine(states.attn[0]).contiguous();
+    std::vector<double> perPrompt;
+    for (int b = 0; b < 20; ++b) {
+        perPrompt.push_back(adjacencyScore(cos[b].data_ptr<float>(), 22));
+    }
+    const MeanStd expected = meanStd(perPrompt);
+    const LayerScores* row = a.find(CapturePoint::Attn, 1);
+    ASSERT_NE(row, nullptr);
+    EXPECT_NEAR(row->adjacencyMean, expected.mean, 1e-9);
+    EXPECT_NEAR(row->adjacencyStd, expected.std, 1e-9);
+    const auto mean = cos.mean(0);
+    ASSERT_EQ(row->meanMatrix.size(), 22u * 22u);
+    EXPECT_NEAR(row->meanMatrix[5 * 22 + 3], mean[5][3].item<float>(), 1e-5);
+    EXPECT_NEAR(row->meanMatrix[7 * 22 + 7], 1.0f, 1e-5);
+    ASSERT_EQ(row->promptMatrices.size(), 3u);
+    EXPECT_NEAR(row->promptMatrices[2][4 * 22 + 1], cos[2][4][1].item<float>(), 1e-6);
+}
+
+TEST(Analyzer, AdjacencyPatternAtDefaultInitAndItsAbsence) {
+    // The paper's finding at small scale: with causal attention the first attention layer's
+    // output is far more ordered than the embedding; bidirectional attention has no such order.
+    const TaskData data = makeTaskData(TaskKind::Reversal, DataConfig{200, 200, 3});
+    const PromptSet prompts = makePromptSet(data, 64, 9);
+    Gpt causal = makeModel(small());
+    const Analysis a = analyze(*causal, prompts.tokens, AnalysisOptions{});
+    const double embedding = a.find(CapturePoint::Embedding, 0)->adjacencyMean;
+    const double layer1 = a.find(CapturePoint::Attn, 1)->adjacencyMean;
+    EXPECT_LT(embedding, 0.6);
+    EXPECT_GT(layer1, 0.85);
+
+    ModelConfig bi = small();
+    bi.attention = AttentionKind::Bidirectional;
+    Gpt bidirectional = makeModel(bi);
+    const Analysis b = analyze(*bidirectional, prompts.tokens, AnalysisOptions{});
+    EXPECT_LT(b.find(CapturePoint::Attn, 1)->adjacencyMean, 0.6);
+}
+
+TEST(Analyzer, RunsInFp32EvenUnderAutocast) {
+    Gpt model = makeModel(small());
+    const auto tokens = torch::randint(0, 96, {4, 10}, torch::kLong);
+    const Analysis plain = analyze(*model, tokens, AnalysisOptions{});
+    at::autocast::set_cpu_enabled(true);
+    const Analysis underAutocast = analyze(*model, tokens, AnalysisOptions{});
+    EXPECT_TRUE(at::autocast::is_cpu_enabled());  // restored
+    at::autocast::set_cpu_enabled(false);
+    EXPECT_DOUBLE_EQ(plain.rows[1].adjacencyMean, underAutocast.rows[1].adjacencyMean);
+}
+
+}  // namespace
+}  // namespace nope

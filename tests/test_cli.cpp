@@ -1,0 +1,163 @@
+// nopescope-cli end to end: run the built executable as a user would and check what it prints
+// and writes.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() /
+                ("nopescope-cli-test-" + std::to_string(::getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    Result run(const std::string& args) {
+        const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
+        const std::string command =
+            std::string(NOPESCOPE_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const int raw = std::system(command.c_str());
+        Result r;
+        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+        r.out = slurp(out);
+        r.err = slurp(err);
+        return r;
+    }
+
+    fs::path m_dir;
+};
+
+constexpr const char* kTiny = "--layers 2 --dim 48 --heads 4 --samples 16 --threads 1";
+
+TEST_F(Cli, InfoReportsTheDefaultParameterCount) {
+    const Result text = run("info");
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("parameters: 10658688"), std::string::npos) << text.out;
+    const Result json = run("info --json");
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j.at("parameters").get<int64_t>(), 10658688);
+    EXPECT_EQ(j.at("model").at("n_layer").get<int>(), 6);
+    EXPECT_EQ(nlohmann::json::parse(run("info --pe learned --json").out).at("parameters"),
+              10658688 + 256 * 384);
+}
+
+TEST_F(Cli, AnalyzeWritesScoresAndMatrices) {
+    const fs::path out = m_dir / "scores";
+    const Result r =
+        run(std::string("analyze --task ordering --point all ") + kTiny + " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("attn_in"), std::string::npos) << r.out;
+
+    std::istringstream csv(slurp(out / "scores.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "point,layer,adjacency_mean,adjacency_std,norm_score,variance_score,samples");
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        ++rows;
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 6) << line;
+        EXPECT_EQ(line.substr(line.rfind(',') + 1), "16");
+    }
+    EXPECT_EQ(rows, 1 + 3 * 2);  // embedding, then attn_in, attn, resid for 2 layers
+
+    const auto json = nlohmann::json::parse(slurp(out / "scores.json"));
+    EXPECT_EQ(json.at("task"), "ordering");
+    EXPECT_EQ(json.at("seed"), 1337);
+    EXPECT_EQ(json.at("model").at("n_embd"), 48);
+    EXPECT_EQ(json.at("rows").size(), 7u);
+    EXPECT_EQ(json.at("rows")[2].at("point"), "attn_in");
+
+    const std::string matrix = slurp(out / "matrices" / "attn_layer2.csv");
+    std::istringstream lines(matrix);
+    int matrixRows = 0;
+    while (std::getline(lines, line)) {
+        ++matrixRows;
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 18);
+    }
+    EXPECT_EQ(matrixRows, 19);  // ordering prompts are padded to 19 tokens
+    EXPECT_TRUE(fs::exists(out / "matrices" / "embedding_layer0.csv"));
+    for (const auto& entry : fs::recursive_directory_iterator(out)) {
+        EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+    }
+}
+
+TEST_F(Cli, AnalyzeIsDeterministicBySeed) {
+    const Result a = run(std::string("analyze --task addition --json ") + kTiny);
+    const Result b = run(std::string("analyze --task addition --json ") + kTiny);
+    const Result c = run(std::string("analyze --task addition --json --seed 7 ") + kTiny);
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_EQ(nlohmann::json::parse(a.out).at("rows"), nlohmann::json::parse(b.out).at("rows"));
+    EXPECT_NE(nlohmann::json::parse(a.out).at("rows"), nlohmann::json::parse(c.out).at("rows"));
+}
+
+TEST_F(Cli, BadFlagsNameTheFlagAndWriteNothing) {
+    const struct {
+        const char* args;
+        const char* mentions;
+    } cases[] = {
+        {"--task sorting",
+         "--task: 'sorting' is not allowed (allowed: addition, reversal, "
+         "indexing, ordering)"},
+        {"--dim 100", "--dim: 100 is not divisible by --heads (6)"},
+        {"--init normal --init-std 0", "--init-std: must be a number greater than 0"},
+        {"--init normal --init-std -1", "--init-std"},
+        {"--samples 0", "--samples: 0 is outside the allowed 1 to 10000"},
+        {"--point attn,bogus", "--point: 'bogus' is not allowed"},
+        {"--layers abc", "--layers: 'abc' is not an integer"},
+        {"--init-mean x", "--init-mean: 'x' is not a number"},
+        {"--init-std 0.1", "--init-std: only used with --init normal"},
+        {"--frobnicate 3", "unknown flag --frobnicate"},
+        {"--samples", "--samples: needs a value"},
+    };
+    for (const auto& c : cases) {
+        const fs::path out = m_dir / "never";
+        const Result r = run(std::string("analyze ") + c.args + " --out " + out.string());
+        EXPECT_EQ(r.status, 2) << c.args;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(out)) << c.args;
+    }
+    EXPECT_EQ(run("frobnicate").status, 2);
+    EXPECT_EQ(run("info --heads 0").status, 2);
+}
+
+TEST_F(Cli, HelpOnEveryCommand) {
+    for (const char* command : {"info", "analyze"}) {
+        const Result r = run(std::string(command) + " --help");
+        EXPECT_EQ(r.status, 0) << command;
+        EXPECT_NE(r.out.find("usage: nopescope-cli " + std::string(command)), std::string::npos);
+    }
+    const Result top = run("--help");
+    EXPECT_EQ(top.status, 0);
+    EXPECT_NE(top.out.find("analyze"), std::string::npos);
+}
+
+}  // namespace
