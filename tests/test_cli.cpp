@@ -149,8 +149,99 @@ TEST_F(Cli, BadFlagsNameTheFlagAndWriteNothing) {
     EXPECT_EQ(run("info --heads 0").status, 2);
 }
 
+constexpr const char* kTinyTrain =
+    "--task indexing --layers 1 --dim 32 --heads 2 --steps 20 --eval-every 10 --snapshot-every 10 "
+    "--eval-samples 50 --analysis-samples 8 --train-size 500 --test-size 200 --threads 1";
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        out.push_back(line);
+    }
+    return out;
+}
+
+TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
+    const fs::path folder = m_dir / "run";
+    const Result r = run(std::string("train ") + kTinyTrain + " --out " + folder.string());
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("step     10/20"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("init"), std::string::npos);
+    EXPECT_NE(r.out.find("trained"), std::string::npos);
+    for (const char* file :
+         {"config.json", "metrics.csv", "adjacency.csv", "final_scores.csv", "checkpoint.pt",
+          "best.pt", "weights.pt", "snapshots/step_000000.json", "snapshots/step_000020.json"}) {
+        EXPECT_TRUE(fs::exists(folder / file)) << file;
+    }
+    const auto metrics = lines(slurp(folder / "metrics.csv"));
+    ASSERT_EQ(metrics.size(), 4u);  // header, steps 0, 10, 20
+    EXPECT_EQ(metrics[0],
+              "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s,eval_step");
+    EXPECT_EQ(metrics[3].substr(0, 3), "20,");
+    const auto adjacency = lines(slurp(folder / "adjacency.csv"));
+    EXPECT_EQ(adjacency[0], "step,point,layer,mean,std");
+    EXPECT_EQ(adjacency.size(), 1u + 3u * (1u + 3u * 1u));  // 3 snapshots x (embedding + 3 points)
+    const auto finals = lines(slurp(folder / "final_scores.csv"));
+    EXPECT_EQ(finals[0],
+              "stage,point,layer,adjacency_mean,adjacency_std,norm_score,variance_score,samples");
+    EXPECT_EQ(finals[1].substr(0, 15), "init,embedding,");
+    const auto config = nlohmann::json::parse(slurp(folder / "config.json"));
+    EXPECT_EQ(config.at("task"), "indexing");
+    EXPECT_EQ(config.at("preset"), "quick");
+    EXPECT_EQ(config.at("train").at("steps"), 20);
+
+    const Result again = run("train --resume " + folder.string() + " --steps 30 --threads 1");
+    ASSERT_EQ(again.status, 0) << again.err << again.out;
+    const auto resumed = lines(slurp(folder / "metrics.csv"));
+    ASSERT_EQ(resumed.size(), 5u);
+    EXPECT_EQ(resumed[3], metrics[3]);  // the first run's rows are kept
+    EXPECT_EQ(resumed[4].substr(0, 3), "30,");
+    EXPECT_TRUE(fs::exists(folder / "snapshots/step_000030.json"));
+
+    EXPECT_EQ(run("train --resume " + folder.string() + " --lr 0.1").status, 2);
+    EXPECT_EQ(run(std::string("train ") + kTinyTrain + " --out " + folder.string()).status, 2);
+}
+
+TEST_F(Cli, TrainRejectsBadFlagsAndWritesNothing) {
+    const struct {
+        const char* args;
+        const char* mentions;
+    } cases[] = {
+        {"--objective words", "--objective: 'words' is not allowed (allowed: lm, answer)"},
+        {"--precision fp16", "--precision: 'fp16' is not allowed (allowed: fp32, bf16)"},
+        {"--device cuda", "--device: cuda is not available"},
+        {"--preset slow", "--preset: 'slow' is not allowed (allowed: quick, paper)"},
+        {"--lr 0", "--lr: 0 is outside the allowed"},
+        {"--batch -3", "--batch: -3 is outside the allowed 1 to 65536"},
+        {"--window 300", "--window: 300 is outside the allowed 2 to the context length (256)"},
+        {"--eval-samples 600", "--eval-samples: 600 is outside the allowed"},
+    };
+    for (const auto& c : cases) {
+        const fs::path out = m_dir / "never";
+        const Result r =
+            run(std::string("train ") + kTinyTrain + " " + c.args + " --out " + out.string());
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(out)) << c.args;
+    }
+    EXPECT_EQ(run("train --resume " + (m_dir / "nothing").string()).status, 2);
+}
+
+TEST_F(Cli, BenchPrintsThroughputAsJson) {
+    const Result r =
+        run("bench --layers 1 --dim 32 --heads 2 --steps 2 --warmup 1 "
+            "--analysis-samples 4 --threads 1 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j.at("fp32_tokens_per_s").get<double>(), 0.0);
+    EXPECT_GT(j.at("bf16_tokens_per_s").get<double>(), 0.0);
+    EXPECT_GT(j.at("analysis_ms").get<double>(), 0.0);
+}
+
 TEST_F(Cli, HelpOnEveryCommand) {
-    for (const char* command : {"info", "analyze"}) {
+    for (const char* command : {"info", "analyze", "train", "bench"}) {
         const Result r = run(std::string(command) + " --help");
         EXPECT_EQ(r.status, 0) << command;
         EXPECT_NE(r.out.find("usage: nopescope-cli " + std::string(command)), std::string::npos);

@@ -15,7 +15,6 @@
 #include "run/scores_io.h"
 #include "tasks/batch.h"
 #include "util/format.h"
-#include "util/rng.h"
 #include "util/runtime.h"
 
 namespace nope::cli {
@@ -111,7 +110,7 @@ int runAnalyze(const Args& args) {
     configureRuntime(threads);
     const auto start = std::chrono::steady_clock::now();
     const TaskData taskData = makeTaskData(taskKind, {data.trainSize, data.testSize, dataSeed});
-    const PromptSet prompts = makePromptSet(taskData, samples, deriveSeed(dataSeed, 0x70));
+    const PromptSet prompts = makePromptSet(taskData, samples, analysisPromptSeed(dataSeed));
     torch::manual_seed(seed);
     Gpt model(config);
     initializeWeights(*model);

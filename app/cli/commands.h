@@ -15,6 +15,8 @@ using Args = std::vector<std::string>;
 
 int runInfo(const Args& args);
 int runAnalyze(const Args& args);
+int runTrain(const Args& args);
+int runBench(const Args& args);
 
 // Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.
 int usageError(const std::string& command, const std::string& message);

@@ -20,6 +20,8 @@ const std::map<std::string, Entry>& commands() {
         {"analyze",
          {nope::cli::runAnalyze,
           "per-layer adjacency, norm and variance scores of a model at initialization"}},
+        {"train", {nope::cli::runTrain, "train a model on a task; writes a run folder"}},
+        {"bench", {nope::cli::runBench, "training throughput (fp32, bf16) and analysis time"}},
     };
     return kCommands;
 }

@@ -1,10 +1,9 @@
 #include "analysis/analyzer.h"
 
-#include <ATen/autocast_mode.h>
-
 #include <chrono>
 
 #include "analysis/adjacency.h"
+#include "util/autocast_scope.h"
 
 namespace nope {
 
@@ -19,25 +18,18 @@ struct Accumulator {
     std::vector<std::vector<float>> kept;
 };
 
-// Restores the model's training mode and the autocast state when it goes out of scope.
+// Eval mode, fp32, no gradients; the model's mode and the autocast state restored on exit.
 class EvalScope {
 public:
-    explicit EvalScope(GptImpl& model)
-        : m_model(model),
-          m_wasTraining(model.is_training()),
-          m_autocast(at::autocast::is_cpu_enabled()) {
+    explicit EvalScope(GptImpl& model) : m_model(model), m_wasTraining(model.is_training()) {
         m_model.eval();
-        at::autocast::set_cpu_enabled(false);
     }
-    ~EvalScope() {
-        m_model.train(m_wasTraining);
-        at::autocast::set_cpu_enabled(m_autocast);
-    }
+    ~EvalScope() { m_model.train(m_wasTraining); }
 
 private:
     GptImpl& m_model;
     bool m_wasTraining;
-    bool m_autocast;
+    AutocastScope m_fp32{false};
     torch::NoGradGuard m_noGrad;
 };
 

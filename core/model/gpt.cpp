@@ -1,5 +1,7 @@
 #include "model/gpt.h"
 
+#include "model/fast_ops.h"
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -22,26 +24,43 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
     : nHead(config.nHead), causal(config.attention == AttentionKind::Causal) {
     c_attn = register_module("c_attn", Linear(config.nEmbd, 3 * config.nEmbd, config.bias));
     c_proj = register_module("c_proj", Linear(config.nEmbd, config.nEmbd, config.bias));
-    attn_dropout = register_module("attn_dropout", torch::nn::Dropout(config.dropout));
-    resid_dropout = register_module("resid_dropout", torch::nn::Dropout(config.dropout));
+    attn_dropout = register_module("attn_dropout", Dropout(config.dropout));
+    resid_dropout = register_module("resid_dropout", Dropout(config.dropout));
 }
 
-torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Tensor* heads) {
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Tensor* heads,
+                                               KvCache* cache, size_t layer) {
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
     const int64_t hs = C / nHead;
     auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
     auto q = qkv[0].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
     auto k = qkv[1].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
     auto v = qkv[2].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
+    if (cache) {
+        if (cache->keys[layer].defined()) {
+            k = torch::cat({cache->keys[layer], k}, /*dim=*/2);  // (B, nh, past + T, hs)
+            v = torch::cat({cache->values[layer], v}, /*dim=*/2);
+        }
+        cache->keys[layer] = k;
+        cache->values[layer] = v;
+    }
+    const int64_t past = k.size(2) - T;
 
-    auto att =
-        torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)));  // (B, nh, T, T)
+    const int64_t S = k.size(2);  // keys: past + T
+    auto att = batchedMatmul(q.reshape({B * nHead, T, hs}), k.reshape({B * nHead, S, hs}),
+                             /*transposeB=*/true)
+                   .view({B, nHead, T, S}) *
+               (1.0 / std::sqrt(double(hs)));  // (B, nh, T, S)
     if (causal) {
-        auto future = torch::ones({T, T}, x.options().dtype(torch::kBool)).triu(/*diagonal=*/1);
+        // query i (at position past + i) must not see keys after it
+        auto future =
+            torch::ones({T, past + T}, x.options().dtype(torch::kBool)).triu(/*diagonal=*/past + 1);
         att = att.masked_fill(future, -std::numeric_limits<float>::infinity());
     }
     att = attn_dropout(torch::softmax(att, /*dim=*/-1));
-    auto y = torch::matmul(att, v);                      // (B, nh, T, hs)
+    auto y = batchedMatmul(att.reshape({B * nHead, T, S}), v.reshape({B * nHead, S, hs}),
+                           /*transposeB=*/false)
+                 .view({B, nHead, T, hs});               // (B, nh, T, hs)
     y = y.transpose(1, 2).contiguous().view({B, T, C});  // (B, T, C), heads concatenated
     if (heads) {
         *heads = y;
@@ -52,11 +71,11 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
 MlpImpl::MlpImpl(const ModelConfig& config) {
     c_fc = register_module("c_fc", Linear(config.nEmbd, 4 * config.nEmbd, config.bias));
     c_proj = register_module("c_proj", Linear(4 * config.nEmbd, config.nEmbd, config.bias));
-    dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+    dropout = register_module("dropout", Dropout(config.dropout));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-    return dropout(c_proj(torch::gelu(c_fc(x), /*approximate=*/"tanh")));
+    return dropout(c_proj(geluTanh(c_fc(x))));
 }
 
 BlockImpl::BlockImpl(const ModelConfig& config) {
@@ -66,11 +85,14 @@ BlockImpl::BlockImpl(const ModelConfig& config) {
     mlp = register_module("mlp", Mlp(config));
 }
 
-torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, size_t layer) {
+torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache* cache,
+                                 size_t layer) {
     const bool any = capture != nullptr;
     auto normed = ln_1(x);
     torch::Tensor heads;
-    x = x + attn(normed, any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr);
+    x = x + attn->forward(normed,
+                          any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
+                          cache, layer);
     x = x + mlp(ln_2(x));
     if (any) {
         if (capture->wanted.contains(CapturePoint::AttnIn)) {
@@ -91,7 +113,7 @@ TransformerImpl::TransformerImpl(const ModelConfig& config) {
     if (config.positional == PositionalEncoding::Learned) {
         wpe = register_module("wpe", torch::nn::Embedding(config.blockSize, config.nEmbd));
     }
-    drop = register_module("drop", torch::nn::Dropout(config.dropout));
+    drop = register_module("drop", Dropout(config.dropout));
     h = register_module("h", torch::nn::ModuleList());
     for (int i = 0; i < config.nLayer; ++i) {
         blocks.push_back(Block(config));
@@ -115,18 +137,27 @@ Block GptImpl::block(size_t layer) const {
     return transformer->blocks.at(layer);
 }
 
-torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, Head head) {
+torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, Head head,
+                               KvCache* cache) {
     const int64_t T = idx.size(1);
-    if (T > m_config.blockSize) {
-        throw std::invalid_argument("sequence of " + std::to_string(T) +
+    const int64_t past = cache ? cache->length : 0;
+    if (past + T > m_config.blockSize) {
+        throw std::invalid_argument("sequence of " + std::to_string(past + T) +
                                     " tokens exceeds the context of " +
                                     std::to_string(m_config.blockSize));
     }
+    if (cache) {
+        if (m_config.attention != AttentionKind::Causal) {
+            throw std::logic_error("a key/value cache needs causal attention");
+        }
+        cache->keys.resize(transformer->blocks.size());
+        cache->values.resize(transformer->blocks.size());
+    }
     auto x = transformer->wte(idx);  // (B, T, C)
     if (transformer->wpe) {
-        x = x + transformer->wpe(torch::arange(T, idx.options()));
+        x = x + transformer->wpe(torch::arange(past, past + T, idx.options()));
     } else if (m_sinusoidal.defined()) {
-        x = x + m_sinusoidal.slice(0, 0, T).to(x.device());
+        x = x + m_sinusoidal.slice(0, past, past + T).to(x.device());
     }
     x = transformer->drop(x);
     if (capture) {
@@ -139,7 +170,10 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
         }
     }
     for (size_t l = 0; l < transformer->blocks.size(); ++l) {
-        x = transformer->blocks[l]->forward(x, capture, l);
+        x = transformer->blocks[l]->forward(x, capture, cache, l);
+    }
+    if (cache) {
+        cache->length += T;
     }
     if (head == Head::None) {
         return x;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/capture_point.h"
+#include "model/dropout.h"
 #include "model/linear.h"
 #include "model/model_config.h"
 
@@ -26,6 +27,14 @@ struct HiddenStates {
     std::vector<torch::Tensor> resid;
 };
 
+// Keys and values of the tokens processed so far, for incremental (greedy) decoding: each call
+// then feeds only the new tokens. Valid for causal attention only.
+struct KvCache {
+    std::vector<torch::Tensor> keys;    // per block, (B, nh, T_past, hs)
+    std::vector<torch::Tensor> values;  // per block, (B, nh, T_past, hs)
+    int64_t length = 0;                 // tokens processed so far
+};
+
 // LayerNorm with a weight and an optional bias (PyTorch's always has both), eps 1e-5.
 struct LayerNormImpl : torch::nn::Module {
     LayerNormImpl(int64_t dim, bool bias);
@@ -39,12 +48,14 @@ TORCH_MODULE(LayerNorm);
 struct CausalSelfAttentionImpl : torch::nn::Module {
     explicit CausalSelfAttentionImpl(const ModelConfig& config);
     // x (B, T, C). Writes the concatenated head outputs (before c_proj) to *heads when given.
-    torch::Tensor forward(const torch::Tensor& x, torch::Tensor* heads = nullptr);
+    // With a cache, x holds only new tokens; their keys and values are appended at `layer`.
+    torch::Tensor forward(const torch::Tensor& x, torch::Tensor* heads = nullptr,
+                          KvCache* cache = nullptr, size_t layer = 0);
 
     Linear c_attn{nullptr};  // C -> 3C, q, k, v fused
     Linear c_proj{nullptr};  // C -> C
-    torch::nn::Dropout attn_dropout{nullptr};
-    torch::nn::Dropout resid_dropout{nullptr};
+    Dropout attn_dropout{nullptr};
+    Dropout resid_dropout{nullptr};
     int64_t nHead;
     bool causal;
 };
@@ -56,14 +67,15 @@ struct MlpImpl : torch::nn::Module {
 
     Linear c_fc{nullptr};    // C -> 4C
     Linear c_proj{nullptr};  // 4C -> C
-    torch::nn::Dropout dropout{nullptr};
+    Dropout dropout{nullptr};
 };
 TORCH_MODULE(Mlp);
 
 struct BlockImpl : torch::nn::Module {
     explicit BlockImpl(const ModelConfig& config);
     // Records this block's attn_in, attn and resid into `capture` at `layer` (0-based) when given.
-    torch::Tensor forward(torch::Tensor x, HiddenStates* capture = nullptr, size_t layer = 0);
+    torch::Tensor forward(torch::Tensor x, HiddenStates* capture = nullptr,
+                          KvCache* cache = nullptr, size_t layer = 0);
 
     LayerNorm ln_1{nullptr};
     CausalSelfAttention attn{nullptr};
@@ -78,7 +90,7 @@ struct TransformerImpl : torch::nn::Module {
 
     torch::nn::Embedding wte{nullptr};
     torch::nn::Embedding wpe{nullptr};  // null unless positional == learned
-    torch::nn::Dropout drop{nullptr};
+    Dropout drop{nullptr};
     torch::nn::ModuleList h{nullptr};  // the blocks, registered under nanoGPT's names h.0, h.1...
     LayerNorm ln_f{nullptr};
     std::vector<Block> blocks;  // the same blocks, typed
@@ -92,9 +104,10 @@ struct GptImpl : torch::nn::Module {
     explicit GptImpl(const ModelConfig& config);
 
     // idx (B, T) int64 token ids, T <= block size. Returns logits (B, T, V), (B, 1, V) for
-    // LastPosition, or the final hidden states before ln_f (B, T, C) for None.
+    // LastPosition, or the final hidden states before ln_f (B, T, C) for None. With a cache
+    // (causal attention only) idx holds the tokens after the cached ones.
     torch::Tensor forward(const torch::Tensor& idx, HiddenStates* capture = nullptr,
-                          Head head = Head::AllPositions);
+                          Head head = Head::AllPositions, KvCache* cache = nullptr);
 
     const ModelConfig& config() const { return m_config; }
     Block block(size_t layer) const;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "tasks/vocab.h"
+#include "util/rng.h"
 
 namespace nope {
 
@@ -36,6 +37,10 @@ PromptSet makePromptSet(const TaskData& data, int samples, uint64_t seed) {
     }
     set.tokens = encodeBatch(set.padded);
     return set;
+}
+
+uint64_t analysisPromptSeed(uint64_t dataSeed) {
+    return deriveSeed(dataSeed, 0x70);
 }
 
 }  // namespace nope

@@ -22,4 +22,8 @@ struct PromptSet {
 };
 PromptSet makePromptSet(const TaskData& data, int samples, uint64_t seed);
 
+// The seed of the analysis prompt draw, derived from the data seed: analyze and train draw the
+// same prompts for the same data seed and sample count.
+uint64_t analysisPromptSeed(uint64_t dataSeed);
+
 }  // namespace nope

@@ -1,0 +1,260 @@
+// nopescope-cli train: trains a NoPE model on a task, printing a progress line per evaluation,
+// and writes the run folder (config, metrics, adjacency per snapshot, final scores, checkpoints).
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/model_flags.h"
+#include "cli/train_flags.h"
+#include "training/presets.h"
+#include "training/run_recorder.h"
+#include "training/trainer.h"
+#include "util/files.h"
+#include "util/format.h"
+#include "util/runtime.h"
+
+namespace nope::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<Trainer*> g_running{nullptr};
+
+void onInterrupt(int) {
+    if (Trainer* trainer = g_running.load()) {
+        trainer->requestStopFromSignal();
+    }
+}
+
+std::string duration(double seconds) {
+    const int s = static_cast<int>(seconds + 0.5);
+    char text[32];
+    if (s >= 3600) {
+        std::snprintf(text, sizeof text, "%dh%02dm", s / 3600, (s % 3600) / 60);
+    } else {
+        std::snprintf(text, sizeof text, "%dm%02ds", s / 60, s % 60);
+    }
+    return text;
+}
+
+void printProgress(const Snapshot& p, bool best) {
+    std::printf(
+        "step %6d/%-6d loss %s  test %s  acc %6.2f%%%s  lr %.2e  %s tok/s  eval %.1fs  "
+        "left %s\n",
+        p.step, p.totalSteps, std::isfinite(p.trainLoss) ? fixed(p.trainLoss, 4).c_str() : "     -",
+        std::isfinite(p.eval.testLoss) ? fixed(p.eval.testLoss, 4).c_str() : "     -",
+        p.eval.accuracy, best ? "*" : " ", p.learningRate,
+        withCommas(static_cast<int64_t>(p.tokensPerSecond)).c_str(), p.eval.seconds,
+        duration(p.etaSeconds).c_str());
+    std::fflush(stdout);
+}
+
+// The paper's table: adjacency of the attention output per layer, init and trained.
+void printFinalTable(const Analysis& init, const Analysis& trained,
+                     const std::string& trainedLabel) {
+    const int layers = trained.layerCount();
+    std::printf(
+        "\nadjacency probability score (attn; embedding for layer 0), mean over %d prompts\n",
+        trained.samples);
+    std::printf("%-9s %10s", "", "embedding");
+    for (int l = 1; l <= layers; ++l) {
+        std::printf("  layer %-3d", l);
+    }
+    std::printf("\n");
+    for (const auto* stage : {&init, &trained}) {
+        std::printf("%-9s", stage == &init ? "init" : "trained");
+        const LayerScores* e = stage->find(CapturePoint::Embedding, 0);
+        std::printf(" %10s", e ? fixed(e->adjacencyMean, 4).c_str() : "-");
+        for (int l = 1; l <= layers; ++l) {
+            const LayerScores* r = stage->find(CapturePoint::Attn, l);
+            std::printf("  %9s", r ? fixed(r->adjacencyMean, 4).c_str() : "-");
+        }
+        std::printf("\n");
+    }
+    std::printf("(%s)\n", trainedLabel.c_str());
+}
+
+std::vector<std::string> names(const std::vector<TaskKind>& tasks) {
+    std::vector<std::string> out;
+    for (TaskKind t : tasks) {
+        out.push_back(taskName(t));
+    }
+    return out;
+}
+
+struct RunPlan {
+    std::unique_ptr<Trainer> trainer;
+    fs::path out;
+    std::string preset;
+    bool resumed = false;
+};
+
+// Parses `train --resume DIR [--steps N] [--threads N]`.
+std::optional<int> planResume(const Args& args, RunPlan& plan) {
+    std::string dir;
+    int steps = 0;
+    int threads = -1;
+    FlagSet flags("nopescope-cli train --resume DIR [--steps N] [--threads N]",
+                  "Continues the run saved in DIR (its checkpoint.pt), appending to its files.");
+    flags.addString("resume", &dir, "run folder written by nopescope-cli train", "DIR");
+    flags.addInt("steps", &steps, "new total step count (default: the run's own)", 1, 10000000);
+    flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
+    if (auto error = flags.parse(args)) {
+        return usageError("train",
+                          *error + (error->find("unknown flag") == 0
+                                        ? "; with --resume only --steps and --threads apply"
+                                        : ""));
+    }
+    if (flags.helpRequested()) {
+        std::cout << flags.help();
+        return kExitOk;
+    }
+    if (!fs::exists(fs::path(dir) / "checkpoint.pt")) {
+        return usageError("train", "--resume: '" + dir +
+                                       "' has no checkpoint.pt (allowed: a folder written by "
+                                       "nopescope-cli train)");
+    }
+    plan.trainer = Trainer::resume(fs::path(dir) / "checkpoint.pt", steps);
+    if (threads >= 0) {
+        plan.trainer->setThreads(threads);
+    }
+    if (fs::exists(fs::path(dir) / "best.pt")) {
+        plan.trainer->loadBest(fs::path(dir) / "best.pt");
+    }
+    plan.out = dir;
+    plan.resumed = true;
+    return std::nullopt;
+}
+
+std::optional<int> planFresh(const Args& args, RunPlan& plan) {
+    const std::string taskArg = peekFlag(args, "task").value_or("addition");
+    const std::string presetArg = peekFlag(args, "preset").value_or("quick");
+    const TaskKind presetTask = parseTask(taskArg).value_or(TaskKind::Addition);
+    const Preset preset =
+        makePreset(presetArg, presetTask).value_or(*makePreset("quick", presetTask));
+
+    std::string task = "addition";
+    std::string presetName = "quick";
+    std::string out;
+    ModelFlags modelFlags(preset.model);
+    TrainFlags trainFlags(preset.train);
+    FlagSet flags(
+        "nopescope-cli train --task T [--preset quick|paper] [model, init and training flags] "
+        "[--out DIR]\n       nopescope-cli train --resume DIR [--steps N] [--threads N]",
+        "Trains a NoPE model on the task. Prints a progress line per evaluation and, at the end,\n"
+        "the adjacency score of each layer at init and trained. Writes config.json, metrics.csv,\n"
+        "adjacency.csv, snapshots/, final_scores.csv, checkpoint.pt, best.pt and weights.pt into\n"
+        "DIR. A preset sets the defaults shown here for the chosen task; flags override them.\n"
+        "Ctrl-C stops after the current step and still writes everything.");
+    flags.addChoice("task", &task, "task to learn", names(allTasks()));
+    flags.addChoice("preset", &presetName, "quick: minutes on a CPU; paper: the authors' setup",
+                    presetNames());
+    modelFlags.addTo(flags);
+    trainFlags.addTo(flags);
+    flags.addString("out", &out, "run folder (default runs/<task>-<preset>-<time>)", "DIR");
+    flags.addString("resume", &out, "continue the run in DIR (see the second usage line)", "DIR");
+    if (auto error = flags.parse(args)) {
+        return usageError("train", *error);
+    }
+    if (flags.helpRequested()) {
+        std::cout << flags.help();
+        return kExitOk;
+    }
+    ModelConfig model;
+    TrainConfig train;
+    if (auto error = modelFlags.build(flags, model)) {
+        return usageError("train", *error);
+    }
+    if (auto error = trainFlags.build(flags, model.blockSize, train)) {
+        return usageError("train", *error);
+    }
+    if (train.device == DeviceKind::Cuda && !torch::cuda::is_available()) {
+        return usageError("train", "--device: cuda is not available in this build (allowed: cpu)");
+    }
+    if (out.empty()) {
+        char stamp[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+        out = "runs/" + task + "-" + presetName + "-" + stamp;
+    }
+    if (fs::exists(out) && !fs::is_directory(out)) {
+        return usageError("train", "--out: '" + out + "' is a file (allowed: a folder)");
+    }
+    if (fs::exists(fs::path(out) / "config.json")) {
+        return usageError("train", "--out: '" + out +
+                                       "' already holds a run (allowed: a new folder; or "
+                                       "continue it with --resume " +
+                                       out + ")");
+    }
+    try {
+        plan.trainer = std::make_unique<Trainer>(*parseTask(task), model, train);
+    } catch (const std::invalid_argument& e) {
+        return usageError("train", e.what());
+    }
+    plan.out = out;
+    plan.preset = presetName;
+    return std::nullopt;
+}
+
+}  // namespace
+
+int runTrain(const Args& args) {
+    RunPlan plan;
+    const bool resume = peekFlag(args, "resume").has_value();
+    // configure before any tensor work; the trainer sets its own thread count when it runs
+    configureRuntime(0);
+    if (auto exit = resume ? planResume(args, plan) : planFresh(args, plan)) {
+        return *exit;
+    }
+    Trainer& trainer = *plan.trainer;
+    nlohmann::json config = trainer.configJson();
+    if (plan.resumed) {
+        config = nlohmann::json::parse(readFile(plan.out / "config.json"));
+        config["train"]["steps"] = trainer.trainConfig().steps;
+    } else {
+        config["preset"] = plan.preset;
+    }
+    RunRecorder recorder(trainer, plan.out, config, plan.resumed);
+
+    const ModelConfig& m = trainer.modelConfig();
+    const TrainConfig& t = trainer.trainConfig();
+    std::printf(
+        "%s %s on %s: %d layers x %d wide, %d heads, pe %s, %s attention; %s objective, "
+        "%s, batch %d, lr %.3g, %d steps\nrun folder: %s\n\n",
+        plan.resumed ? "resuming" : "training", plan.preset.empty() ? "" : plan.preset.c_str(),
+        taskName(trainer.task()).c_str(), m.nLayer, m.nEmbd, m.nHead,
+        toString(m.positional).c_str(), toString(m.attention).c_str(),
+        toString(t.objective).c_str(), toString(t.precision).c_str(), t.batchSize, t.learningRate,
+        t.steps, plan.out.c_str());
+
+    TrainerCallbacks print;
+    print.evaluated = [](const Snapshot& progress, bool best) { printProgress(progress, best); };
+    g_running = &trainer;
+    std::signal(SIGINT, onInterrupt);
+    const TrainOutcome outcome = trainer.run(recorder.wrap(print));
+    std::signal(SIGINT, SIG_DFL);
+    g_running = nullptr;
+    const RunRecorder::Final final = recorder.finish();
+    const Analysis& initAnalysis = final.init;
+    const Analysis& trained = final.trained;
+
+    std::printf("\n%s\n", outcome.message.c_str());
+    const std::string label = outcome.bestStep >= 0
+                                  ? "trained = best checkpoint: step " +
+                                        std::to_string(outcome.bestStep) + ", test accuracy " +
+                                        fixed(outcome.bestAccuracy, 2) + "%"
+                                  : "trained = last step";
+    printFinalTable(initAnalysis, trained, label);
+    std::printf(
+        "\nwrote %s: config.json, metrics.csv, adjacency.csv, snapshots/, "
+        "final_scores.csv, checkpoint.pt, best.pt, weights.pt\n",
+        plan.out.c_str());
+    return outcome.reason == StopReason::NonFinite ? kExitFailure : kExitOk;
+}
+
+}  // namespace nope::cli

@@ -1,0 +1,47 @@
+// Scripted runs of the window, for the README's screenshots and measurements:
+//   --screenshots DIR   Initialize, save DIR/window-init.png; train the quick preset for
+//                       --steps N (default 600), save DIR/window-trained.png; quit.
+//   --measure           train the quick preset for --steps N and print the longest event-loop
+//                       stall, the redraw rate and the throughput in the window; quit.
+//   --task T            the task for both (default addition).
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+namespace nope::gui {
+
+class MainWindow;
+
+class Automation : public QObject {
+    Q_OBJECT
+
+public:
+    explicit Automation(MainWindow& window);
+    // Reads the options; false (after printing why) on bad ones.
+    bool configure(const QStringList& arguments);
+    void start();
+
+private:
+    void screenshot(const QString& name);
+    void onSnapshot();
+    void finish();
+
+    MainWindow& m_window;
+    QString m_screenshots;
+    bool m_measure = false;
+    int m_steps = 600;
+    QString m_task = "addition";
+    bool m_initShot = false;
+    QTimer m_probe;
+    QElapsedTimer m_clock;
+    qint64 m_lastTick = 0;
+    qint64 m_longestStall = 0;
+    qint64 m_trainStart = 0;
+    int m_redrawsAtStart = 0;
+    std::vector<double> m_tokensPerSecond;
+};
+
+}  // namespace nope::gui

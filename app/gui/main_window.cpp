@@ -1,0 +1,562 @@
+#include "main_window.h"
+
+#include <QActionGroup>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "config_form.h"
+#include "curve_panel.h"
+#include "export.h"
+#include "heatmap_grid.h"
+#include "qcp.h"
+#include "run/run_folder.h"
+#include "run_controls.h"
+#include "score_table.h"
+#include "tasks/vocab.h"
+#include "theme.h"
+#include "util/files.h"
+
+namespace nope::gui {
+
+namespace {
+
+QStringList tokensOf(const std::string& prompt) {
+    QStringList out;
+    for (char c : prompt) {
+        out << QString::fromStdString(vocab::display(c));
+    }
+    return out;
+}
+
+QString heatmapTitle(const LayerScores& row) {
+    const QString name = row.layer == 0 ? QString("embedding") : QString("layer %1").arg(row.layer);
+    return QString("%1  %2 ± %3")
+        .arg(name)
+        .arg(row.adjacencyMean, 0, 'f', 3)
+        .arg(row.adjacencyStd, 0, 'f', 3);
+}
+
+ui::RunControls::State controlState(TrainingController::State s) {
+    using C = TrainingController::State;
+    using R = ui::RunControls::State;
+    switch (s) {
+        case C::Empty:
+            return R::Empty;
+        case C::Busy:
+            return R::Busy;
+        case C::Ready:
+            return R::Ready;
+        case C::Training:
+            return R::Training;
+        case C::Paused:
+            return R::Paused;
+    }
+    return R::Empty;
+}
+
+// The snapshot with the best test accuracy evaluated at its own step (not at init).
+const Snapshot* bestOf(const std::vector<Snapshot>& history) {
+    const Snapshot* best = nullptr;
+    for (const Snapshot& h : history) {
+        if (h.step > 0 && h.eval.total > 0 && h.eval.step == h.step && h.eval.accuracy > 0 &&
+            (!best || h.eval.accuracy > best->eval.accuracy)) {
+            best = &h;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      m_form(new ui::ConfigForm),
+      m_heatmaps(new ui::HeatmapGrid),
+      m_curves(new ui::CurvePanel),
+      m_scores(new ui::ScoreTable),
+      m_controls(new ui::RunControls),
+      m_controller(new TrainingController(this)),
+      m_banner(new QLabel),
+      m_slider(new QSlider(Qt::Horizontal)),
+      m_sliderText(new QLabel("no snapshots yet")),
+      m_view(new QComboBox),
+      m_fixedRange(new QCheckBox("colour range [-1, 1]")) {
+    setWindowTitle("NoPEScope");
+    resize(1500, 900);
+    ui::rememberSystemTheme();
+
+    auto* formScroll = new QScrollArea;
+    formScroll->setWidget(m_form);
+    formScroll->setWidgetResizable(true);
+    formScroll->setMinimumWidth(300);
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(formScroll, 1);
+    leftLayout->addWidget(m_controls);
+
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet("background: #a03030; color: white; padding: 6px; border-radius: 3px");
+    m_banner->hide();
+    m_view->setToolTip("the mean matrix over the analysed prompts, or one prompt's own matrix");
+    auto* viewRow = new QHBoxLayout;
+    viewRow->addWidget(new QLabel("show"));
+    viewRow->addWidget(m_view, 1);
+    viewRow->addWidget(m_fixedRange);
+    auto* maps = new QWidget;
+    auto* mapsLayout = new QVBoxLayout(maps);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    mapsLayout->addWidget(m_banner);
+    mapsLayout->addLayout(viewRow);
+    mapsLayout->addWidget(m_heatmaps, 1);
+    auto* center = new QSplitter(Qt::Vertical);
+    center->addWidget(maps);
+    center->addWidget(m_scores);
+    center->setStretchFactor(0, 5);
+    center->setStretchFactor(1, 1);
+
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left);
+    split->addWidget(center);
+    split->addWidget(m_curves);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+
+    m_slider->setRange(0, 0);
+    m_slider->setToolTip("scrub through the snapshots; at the right end it follows new ones");
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(new QLabel("snapshot"));
+    bottom->addWidget(m_slider, 1);
+    bottom->addWidget(m_sliderText);
+
+    auto* root = new QWidget;
+    auto* rootLayout = new QVBoxLayout(root);
+    rootLayout->addWidget(split, 1);
+    rootLayout->addLayout(bottom);
+    setCentralWidget(root);
+
+    m_redrawTimer.setSingleShot(true);
+    m_redrawTimer.setInterval(100);  // at most 10 redraws a second, whatever the snapshot rate
+    buildMenus();
+    connectParts();
+    updateControls();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::connectParts() {
+    connect(&m_redrawTimer, &QTimer::timeout, this, &MainWindow::redraw);
+    connect(m_form, &ui::ConfigForm::validityChanged, this, &MainWindow::updateControls);
+    connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_fixedRange, &QCheckBox::toggled, m_heatmaps, &ui::HeatmapGrid::setFixedRange);
+    connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
+        m_followLatest = value == m_slider->maximum();
+        updateViewChoices();
+        scheduleRedraw();
+    });
+    connect(m_heatmaps, &ui::HeatmapGrid::enlargeRequested, this, [this](int index) {
+        const auto& maps = m_heatmaps->heatmaps();
+        if (index < 0 || index >= static_cast<int>(maps.size())) {
+            return;
+        }
+        auto* big = new ui::HeatmapGrid;
+        big->setAttribute(Qt::WA_DeleteOnClose);
+        big->setWindowTitle("NoPEScope: " + maps[static_cast<size_t>(index)].title);
+        big->setHeatmaps({maps[static_cast<size_t>(index)]});
+        big->setFixedRange(m_fixedRange->isChecked());
+        big->resize(720, 680);
+        big->show();
+    });
+
+    connect(m_controls, &ui::RunControls::initializeClicked, this, &MainWindow::initializeModel);
+    connect(m_controls, &ui::RunControls::trainClicked, this, &MainWindow::startTraining);
+    connect(m_controls, &ui::RunControls::pauseClicked, this, [this] {
+        m_controller->state() == TrainingController::State::Paused ? m_controller->resume()
+                                                                   : m_controller->pause();
+    });
+    connect(m_controls, &ui::RunControls::stopClicked, m_controller, &TrainingController::stop);
+    connect(m_controls, &ui::RunControls::resetClicked, this, [this] {
+        m_controller->reset();
+        m_runFolder.clear();
+        m_banner->hide();
+        m_controls->clearProgress();
+        resetHistory({});
+    });
+
+    connect(m_controller, &TrainingController::snapshot, this, &MainWindow::addSnapshot);
+    connect(m_controller, &TrainingController::progress, m_controls,
+            &ui::RunControls::showProgress);
+    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateControls);
+    connect(m_controller, &TrainingController::status, this,
+            [this](const QString& m) { statusBar()->showMessage(m); });
+    connect(m_controller, &TrainingController::failed, this, &MainWindow::showProblem);
+    connect(m_controller, &TrainingController::ready, this,
+            [this](const RunSpec& spec, const QString& message) {
+                if (message.startsWith("loaded")) {
+                    m_form->setSpec(spec);  // a checkpoint brings its own settings
+                }
+                statusBar()->showMessage(message);
+                updateControls();
+            });
+    connect(m_controller, &TrainingController::finished, this, [this](const QString& m, bool ok) {
+        statusBar()->showMessage(m);
+        if (!ok) {
+            showProblem(m);
+        }
+        updateControls();
+    });
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open run folder...", this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder", "runs");
+        if (!dir.isEmpty()) {
+            openRunFolder(dir);
+        }
+    });
+    file->addSeparator();
+    file->addAction("&Load session...", this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Load session", {}, "Session (*.json)");
+        if (path.isEmpty()) {
+            return;
+        }
+        try {
+            const QString error =
+                m_form->loadSessionJson(QByteArray::fromStdString(readFile(path.toStdString())));
+            report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
+                   "loaded " + path);
+        } catch (const std::exception& e) {
+            showProblem(e.what());
+        }
+    });
+    file->addAction("&Save session...", this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, "Save session", "session.json", "Session (*.json)");
+        if (!path.isEmpty()) {
+            report(ui::saveText(path, m_form->sessionJson()), "wrote " + path);
+        }
+    });
+    file->addSeparator();
+    file->addAction("Load &checkpoint...", this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Load checkpoint", "runs", "Checkpoint (*.pt)");
+        if (!path.isEmpty()) {
+            m_runFolder.clear();
+            resetHistory({});
+            m_controller->loadCheckpoint(path);
+        }
+    });
+    file->addAction("Save c&heckpoint...", this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Save checkpoint", "checkpoint.pt",
+                                                          "Checkpoint (*.pt)");
+        if (!path.isEmpty()) {
+            m_controller->saveCheckpoint(path);
+        }
+    });
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu("&Export");
+    exportMenu->addAction("&Heatmaps...", this,
+                          [this] { exportPlotInteractive(m_heatmaps->plot(), "heatmaps"); });
+    exportMenu->addAction("&Adjacency curves...", this, [this] {
+        exportPlotInteractive(m_curves->adjacencyPlot(), "adjacency_curves");
+    });
+    exportMenu->addAction("&Training curves...", this, [this] {
+        exportPlotInteractive(m_curves->trainingPlot(), "training_curves");
+    });
+    exportMenu->addAction("&Score table...", this, &MainWindow::exportTableInteractive);
+    exportMenu->addAction("&Config...", this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, "Export config", "config.json", "JSON (*.json)");
+        if (!path.isEmpty()) {
+            report(ui::saveText(path,
+                                QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n")),
+                   "wrote " + path);
+        }
+    });
+    file->addAction("Export &all...", this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, "Export everything into a folder");
+        bool ok = false;
+        const double scale =
+            dir.isEmpty() ? 0.0
+                          : QInputDialog::getDouble(this, "PNG scale", "scale of the PNG figures",
+                                                    2.0, 0.5, 8.0, 1, &ok);
+        if (ok) {
+            const QStringList problems = exportAll(dir, scale);
+            report(problems.join("\n"), "exported everything to " + dir);
+        }
+    });
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* theme = menuBar()->addMenu("&View")->addMenu("&Theme");
+    auto* group = new QActionGroup(this);
+    for (const QString& name : {QString("system"), QString("light"), QString("dark")}) {
+        QAction* action = theme->addAction(name, this, [this, name] {
+            ui::applyTheme(name);
+            scheduleRedraw();
+        });
+        action->setCheckable(true);
+        action->setChecked(name == "system");
+        group->addAction(action);
+    }
+}
+
+void MainWindow::report(const QString& error, const QString& done) {
+    error.isEmpty() ? statusBar()->showMessage(done) : showProblem(error);
+}
+
+void MainWindow::initializeModel() {
+    if (!m_form->isValid()) {
+        showProblem("The form has problems: " + m_form->errors().join("; "));
+        return;
+    }
+    m_banner->hide();
+    m_runFolder.clear();
+    resetHistory({});
+    m_controller->initialize(m_form->spec());
+}
+
+void MainWindow::startTraining() {
+    const bool continuing = m_controller->hasModel() && m_controller->modelStep() > 0;
+    if (!continuing && !m_form->isValid()) {
+        showProblem("The form has problems: " + m_form->errors().join("; "));
+        return;
+    }
+    m_banner->hide();
+    if (!continuing || m_runFolder.isEmpty()) {
+        const RunSpec spec = m_form->spec();
+        m_runFolder = QDir("runs").absoluteFilePath(
+            QString("window-%1-%2")
+                .arg(QString::fromStdString(taskName(spec.task)),
+                     QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
+    }
+    m_followLatest = true;
+    m_controller->train(m_form->spec(), m_runFolder);
+}
+
+void MainWindow::resetHistory(std::vector<Snapshot> history) {
+    m_history = std::move(history);
+    m_followLatest = true;
+    m_slider->blockSignals(true);
+    m_slider->setRange(0, std::max(0, static_cast<int>(m_history.size()) - 1));
+    m_slider->setValue(m_slider->maximum());
+    m_slider->blockSignals(false);
+    updateViewChoices();
+    scheduleRedraw();
+}
+
+void MainWindow::addSnapshot(const Snapshot& snapshot) {
+    auto it = std::lower_bound(m_history.begin(), m_history.end(), snapshot.step,
+                               [](const Snapshot& s, int step) { return s.step < step; });
+    if (it != m_history.end() && it->step == snapshot.step) {
+        *it = snapshot;  // e.g. Train's step-0 snapshot replaces Initialize's
+    } else {
+        m_history.insert(it, snapshot);
+    }
+    const bool follow = m_followLatest;
+    m_slider->blockSignals(true);
+    m_slider->setRange(0, static_cast<int>(m_history.size()) - 1);
+    if (follow) {
+        m_slider->setValue(m_slider->maximum());
+    }
+    m_slider->blockSignals(false);
+    if (snapshot.step > 0 || snapshot.eval.total > 0) {
+        m_controls->showProgress(snapshot);
+    }
+    updateViewChoices();
+    scheduleRedraw();
+}
+
+void MainWindow::scheduleRedraw() {
+    if (!m_redrawTimer.isActive()) {
+        m_redrawTimer.start();
+    }
+}
+
+const Snapshot* MainWindow::current() const {
+    const int index = m_slider->value();
+    if (m_history.empty() || index < 0 || index >= static_cast<int>(m_history.size())) {
+        return nullptr;
+    }
+    return &m_history[static_cast<size_t>(index)];
+}
+
+void MainWindow::updateViewChoices() {
+    const Snapshot* s = current();
+    const int prompts = s ? static_cast<int>(s->analysis.keptPrompts.size()) : 0;
+    if (m_view->count() == prompts + 1) {
+        return;
+    }
+    const int keep = m_view->currentIndex();
+    m_view->blockSignals(true);
+    m_view->clear();
+    m_view->addItem("mean over prompts");
+    for (int k = 0; k < prompts; ++k) {
+        QString text = QString::fromStdString(s->analysis.keptPrompts[static_cast<size_t>(k)]);
+        m_view->addItem(QString("prompt %1: %2").arg(k + 1).arg(text.remove('\n')));
+    }
+    m_view->setCurrentIndex(keep >= 0 && keep < m_view->count() ? keep : 0);
+    m_view->blockSignals(false);
+}
+
+void MainWindow::redraw() {
+    ++m_redraws;
+    const CapturePoint point = m_form->capturePoint();
+    const Snapshot* s = current();
+    if (!s) {
+        m_heatmaps->setHeatmaps({});
+        m_curves->setHistory({}, point, -1);
+        m_scores->setScores({}, point);
+        m_sliderText->setText("no snapshots yet");
+        return;
+    }
+    const int prompt = m_view->currentIndex() - 1;  // -1: mean over prompts
+    std::vector<ui::Heatmap> maps;
+    for (const LayerScores& row : s->analysis.rows) {
+        if (row.point != CapturePoint::Embedding && row.point != point) {
+            continue;
+        }
+        ui::Heatmap h;
+        h.title = heatmapTitle(row);
+        h.size = s->analysis.seqLen;
+        const bool kept = prompt >= 0 && prompt < static_cast<int>(row.promptMatrices.size());
+        h.values = kept ? row.promptMatrices[static_cast<size_t>(prompt)] : row.meanMatrix;
+        if (kept) {
+            h.tokens = tokensOf(s->analysis.keptPrompts[static_cast<size_t>(prompt)]);
+        }
+        maps.push_back(std::move(h));
+    }
+    m_heatmaps->setHeatmaps(std::move(maps));
+    m_curves->setHistory(m_history, point, s->step);
+
+    const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;
+    const Snapshot* best = bestOf(m_history);
+    std::vector<ui::ScoreRow> rows{{"init", init ? &init->analysis : nullptr}};
+    if (s != init) {
+        rows.push_back({QString("step %1").arg(s->step), &s->analysis});
+    }
+    if (best && best != s) {
+        rows.push_back(
+            {QString("best (step %1, %2%)").arg(best->step).arg(best->eval.accuracy, 0, 'f', 1),
+             &best->analysis});
+    }
+    m_scores->setScores(rows, point);
+    m_sliderText->setText(QString("step %1 (%2 of %3)")
+                              .arg(s->step)
+                              .arg(m_slider->value() + 1)
+                              .arg(m_history.size()));
+}
+
+void MainWindow::updateControls() {
+    const bool trained = m_controller->hasModel() && m_controller->modelStep() > 0;
+    const auto state = m_controller->state();
+    m_controls->setState(controlState(state), m_form->isValid(), trained);
+    const bool running =
+        state == TrainingController::State::Training || state == TrainingController::State::Paused;
+    m_form->setEnabled(!running && !trained);  // a trained model keeps its settings until Reset
+}
+
+QString MainWindow::problem() const {
+    return m_banner->isHidden() ? QString() : m_banner->text();
+}
+
+void MainWindow::showProblem(const QString& message) {
+    m_banner->setText(message);
+    m_banner->show();
+    statusBar()->showMessage(message.section('\n', 0, 0));
+}
+
+void MainWindow::exportPlotInteractive(QWidget* plotWidget, const QString& name) {
+    auto* plot = qobject_cast<QCustomPlot*>(plotWidget);
+    const QString path = QFileDialog::getSaveFileName(this, "Export figure", name + ".png",
+                                                      "PNG (*.png);;PDF (*.pdf);;SVG (*.svg)");
+    if (path.isEmpty() || !plot) {
+        return;
+    }
+    double scale = 1.0;
+    if (QFileInfo(path).suffix().toLower() == "png") {
+        bool ok = false;
+        scale = QInputDialog::getDouble(this, "PNG scale", "scale", 2.0, 0.5, 8.0, 1, &ok);
+        if (!ok) {
+            return;
+        }
+    }
+    report(ui::savePlot(plot, path, scale), "wrote " + path);
+}
+
+void MainWindow::exportTableInteractive() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, "Export score table", "scores.csv", "CSV (*.csv);;JSON (*.json);;Markdown (*.md)");
+    if (!path.isEmpty()) {
+        report(ui::saveTable(path, m_scores->tableData()), "wrote " + path);
+    }
+}
+
+QStringList MainWindow::exportAll(const QString& dir, double scale) {
+    redraw();  // export what the current step shows
+    ui::ExportSet set;
+    set.heatmaps = m_heatmaps->plot();
+    set.adjacencyCurves = m_curves->adjacencyPlot();
+    set.trainingCurves = m_curves->trainingPlot();
+    set.scores = m_scores->tableData();
+    set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
+    return ui::exportAll(set, dir, scale);
+}
+
+void MainWindow::openRunFolder(const QString& dir) {
+    try {
+        RunFolder run = readRunFolder(dir.toStdString());
+        const RunSpec spec = runSpecFromJson(run.config);
+        m_controller->reset();
+        m_form->setSpec(spec);
+        m_runFolder.clear();
+        m_banner->hide();
+        resetHistory(std::move(run.snapshots));
+        if (!m_history.empty()) {
+            m_controls->showProgress(m_history.back());
+        }
+        statusBar()->showMessage(
+            QString("browsing %1: %2 snapshots").arg(dir).arg(m_history.size()));
+    } catch (const std::exception& e) {
+        showProblem(QString("Cannot open the run folder: %1").arg(e.what()));
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    using State = TrainingController::State;
+    const State state = m_controller->state();
+    if (state == State::Training || state == State::Paused || state == State::Busy) {
+        statusBar()->showMessage("stopping the run...");
+        if (!m_controller->shutdown(1500)) {
+            // A step is still computing. Every file of the run is written atomically, so what is
+            // on disk is complete: leave now rather than keep the user waiting.
+            std::fflush(nullptr);
+            std::_Exit(0);
+        }
+    }
+    event->accept();
+}
+
+}  // namespace nope::gui

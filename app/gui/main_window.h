@@ -1,0 +1,94 @@
+// The NoPEScope window: the run form on the left, the heatmap grid in the middle, curves and the
+// score table on the right, the controls, the progress and the step slider below. It keeps the
+// history of snapshots and redraws on a short timer, never once per incoming snapshot.
+#pragma once
+
+#include <QMainWindow>
+#include <QTimer>
+
+#include <vector>
+
+#include "run/snapshot.h"
+#include "training_controller.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+
+namespace nope::ui {
+class ConfigForm;
+class CurvePanel;
+class HeatmapGrid;
+class RunControls;
+class ScoreTable;
+}  // namespace nope::ui
+
+namespace nope::gui {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The panels and controls, for tests and automation.
+    ui::ConfigForm* form() const { return m_form; }
+    ui::HeatmapGrid* heatmaps() const { return m_heatmaps; }
+    ui::CurvePanel* curves() const { return m_curves; }
+    ui::ScoreTable* scores() const { return m_scores; }
+    TrainingController* controller() const { return m_controller; }
+    ui::RunControls* controls() const { return m_controls; }
+    QSlider* stepSlider() const { return m_slider; }
+    const std::vector<Snapshot>& history() const { return m_history; }
+    QString problem() const;  // the message shown in the problem banner, empty when none
+    int redrawCount() const { return m_redraws; }
+    QString runFolder() const { return m_runFolder; }
+
+    // Writes every figure, table and the config into `dir`; returns the problems, if any.
+    QStringList exportAll(const QString& dir, double scale);
+    void openRunFolder(const QString& dir);
+
+public Q_SLOTS:
+    void initializeModel();
+    void startTraining();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void connectParts();
+    void addSnapshot(const Snapshot& snapshot);
+    void resetHistory(std::vector<Snapshot> history);
+    void scheduleRedraw();
+    void redraw();
+    void updateControls();
+    void updateViewChoices();
+    void showProblem(const QString& message);
+    void exportPlotInteractive(QWidget* plot, const QString& name);
+    void exportTableInteractive();
+    void report(const QString& error, const QString& done);
+    const Snapshot* current() const;
+
+    ui::ConfigForm* m_form;
+    ui::HeatmapGrid* m_heatmaps;
+    ui::CurvePanel* m_curves;
+    ui::ScoreTable* m_scores;
+    ui::RunControls* m_controls;
+    TrainingController* m_controller;
+    QLabel* m_banner;
+    QSlider* m_slider;
+    QLabel* m_sliderText;
+    QComboBox* m_view;
+    QCheckBox* m_fixedRange;
+    QTimer m_redrawTimer;
+    std::vector<Snapshot> m_history;
+    bool m_followLatest = true;
+    int m_redraws = 0;
+    QString m_runFolder;
+};
+
+}  // namespace nope::gui

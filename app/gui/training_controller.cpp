@@ -1,0 +1,146 @@
+#include "training_controller.h"
+
+#include <nlohmann/json.hpp>
+
+#include "training_worker.h"
+
+namespace nope::gui {
+
+namespace {
+
+std::string specKey(const RunSpec& spec) {
+    nlohmann::json j = toJson(spec);
+    j.erase("preset");
+    return j.dump();
+}
+
+}  // namespace
+
+TrainingController::TrainingController(QObject* parent)
+    : QObject(parent), m_worker(new TrainingWorker) {
+    m_thread.setObjectName("training");
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &TrainingWorker::snapshot, this, [this](const Snapshot& s) {
+        m_modelStep = s.step;
+        Q_EMIT snapshot(s);
+    });
+    connect(m_worker, &TrainingWorker::progress, this, &TrainingController::progress);
+    connect(m_worker, &TrainingWorker::status, this, &TrainingController::status);
+    connect(m_worker, &TrainingWorker::ready, this, [this](const RunSpec& spec, const QString& m) {
+        m_hasModel = true;
+        m_modelSpec = specKey(spec);
+        setState(State::Ready);
+        Q_EMIT ready(spec, m);
+    });
+    connect(m_worker, &TrainingWorker::finished, this, [this](const QString& m, bool ok) {
+        setState(m_hasModel ? State::Ready : State::Empty);
+        Q_EMIT finished(m, ok);
+    });
+    connect(m_worker, &TrainingWorker::failed, this, [this](const QString& m) {
+        if (m_state == State::Busy) {
+            setState(m_hasModel ? State::Ready : State::Empty);
+        }
+        Q_EMIT failed(m);
+    });
+    m_thread.start();
+}
+
+TrainingController::~TrainingController() {
+    if (!shutdown(2000)) {
+        m_thread.wait();  // the step in flight ends; destroying a running thread would abort
+    }
+}
+
+void TrainingController::setState(State state) {
+    if (m_state != state) {
+        m_state = state;
+        Q_EMIT stateChanged(state);
+    }
+}
+
+void TrainingController::initialize(const RunSpec& spec) {
+    if (m_state == State::Training || m_state == State::Paused) {
+        return;
+    }
+    m_hasModel = false;
+    m_modelStep = 0;
+    setState(State::Busy);
+    QMetaObject::invokeMethod(m_worker, "initialize", Qt::QueuedConnection,
+                              Q_ARG(nope::RunSpec, spec));
+}
+
+void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
+    if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
+        return;
+    }
+    if (m_hasModel && m_modelStep == 0 && specKey(spec) != m_modelSpec) {
+        QMetaObject::invokeMethod(m_worker, "reset", Qt::QueuedConnection);  // the form changed
+        m_hasModel = false;
+    }
+    if (!m_hasModel) {
+        m_modelSpec = specKey(spec);
+    }
+    m_worker->setPaused(false);
+    m_hasModel = true;
+    setState(State::Training);
+    QMetaObject::invokeMethod(m_worker, "train", Qt::QueuedConnection, Q_ARG(nope::RunSpec, spec),
+                              Q_ARG(QString, runFolder));
+}
+
+void TrainingController::pause() {
+    if (m_state == State::Training) {
+        m_worker->setPaused(true);
+        setState(State::Paused);
+    }
+}
+
+void TrainingController::resume() {
+    if (m_state == State::Paused) {
+        m_worker->setPaused(false);
+        setState(State::Training);
+    }
+}
+
+void TrainingController::stop() {
+    if (m_state == State::Training || m_state == State::Paused) {
+        m_worker->requestStop();
+        m_worker->setPaused(false);
+    }
+}
+
+void TrainingController::reset() {
+    stop();
+    QMetaObject::invokeMethod(m_worker, "reset", Qt::QueuedConnection);
+    m_hasModel = false;
+    m_modelStep = 0;
+    if (m_state != State::Training && m_state != State::Paused) {
+        setState(State::Empty);
+    }
+}
+
+void TrainingController::saveCheckpoint(const QString& path) {
+    QMetaObject::invokeMethod(m_worker, "saveCheckpoint", Qt::QueuedConnection,
+                              Q_ARG(QString, path));
+}
+
+void TrainingController::loadCheckpoint(const QString& path) {
+    if (m_state == State::Training || m_state == State::Paused) {
+        return;
+    }
+    setState(State::Busy);
+    QMetaObject::invokeMethod(m_worker, "loadCheckpoint", Qt::QueuedConnection,
+                              Q_ARG(QString, path));
+}
+
+bool TrainingController::shutdown(int milliseconds) {
+    if (!m_thread.isRunning()) {
+        return true;
+    }
+    m_worker->requestStop();
+    m_worker->setPaused(false);
+    m_thread.quit();  // runs once the worker returns to its event loop
+    return m_thread.wait(QDeadlineTimer(milliseconds));
+}
+
+}  // namespace nope::gui

@@ -1,0 +1,70 @@
+// The window's side of training: owns the worker thread, sends it commands as queued calls, sets
+// stop and pause directly, and tracks what state the model is in. Closing stops the run.
+#pragma once
+
+#include <QObject>
+#include <QThread>
+
+#include <string>
+
+#include "run/run_spec.h"
+#include "run/snapshot.h"
+
+namespace nope::gui {
+
+class TrainingWorker;
+
+class TrainingController : public QObject {
+    Q_OBJECT
+
+public:
+    enum class State {
+        Empty,     // no model
+        Busy,      // building a model or loading a checkpoint
+        Ready,     // a model exists, not training
+        Training,  // the training loop runs
+        Paused,    // the training loop waits
+    };
+
+    explicit TrainingController(QObject* parent = nullptr);
+    ~TrainingController() override;
+
+    void initialize(const RunSpec& spec);
+    // Trains the current model, or a new one when there is none or the form changed before
+    // training began.
+    void train(const RunSpec& spec, const QString& runFolder);
+    void pause();
+    void resume();
+    void stop();
+    void reset();
+    void saveCheckpoint(const QString& path);
+    void loadCheckpoint(const QString& path);
+
+    // Stops any run and ends the thread; false when it did not end within `milliseconds`.
+    bool shutdown(int milliseconds);
+
+    State state() const { return m_state; }
+    bool hasModel() const { return m_hasModel; }
+    int modelStep() const { return m_modelStep; }
+
+Q_SIGNALS:
+    void stateChanged(nope::gui::TrainingController::State state);
+    void snapshot(const nope::Snapshot& snapshot);
+    void progress(const nope::Snapshot& progress);
+    void ready(const nope::RunSpec& spec, const QString& message);
+    void finished(const QString& message, bool ok);
+    void failed(const QString& message);
+    void status(const QString& message);
+
+private:
+    void setState(State state);
+
+    QThread m_thread;
+    TrainingWorker* m_worker;
+    State m_state = State::Empty;
+    bool m_hasModel = false;
+    int m_modelStep = 0;
+    std::string m_modelSpec;  // JSON of the spec the model was built from
+};
+
+}  // namespace nope::gui

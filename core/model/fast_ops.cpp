@@ -1,0 +1,146 @@
+#include "model/fast_ops.h"
+
+#include "kernels/gelu_kernels.h"
+
+#include <dnnl.h>
+
+#include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
+
+namespace nope {
+
+namespace {
+
+constexpr int64_t kGrain = 32768;
+
+template <typename F>
+void forChunks(int64_t n, F f) {
+    at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { f(begin, end - begin); });
+}
+
+torch::Tensor geluForward(const torch::Tensor& x) {
+    auto y = torch::empty_like(x);
+    const int64_t n = x.numel();
+    if (x.scalar_type() == torch::kFloat) {
+        const float* in = x.data_ptr<float>();
+        float* out = y.data_ptr<float>();
+        forChunks(n,
+                  [&](int64_t at, int64_t len) { kernels::geluForward(in + at, out + at, len); });
+    } else {
+        const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
+        auto* out = reinterpret_cast<uint16_t*>(y.data_ptr<at::BFloat16>());
+        forChunks(
+            n, [&](int64_t at, int64_t len) { kernels::geluForwardBf16(in + at, out + at, len); });
+    }
+    return y;
+}
+
+torch::Tensor geluBackward(const torch::Tensor& x, const torch::Tensor& grad) {
+    const auto g = grad.to(x.scalar_type()).contiguous();
+    auto dx = torch::empty_like(x);
+    const int64_t n = x.numel();
+    if (x.scalar_type() == torch::kFloat) {
+        const float* in = x.data_ptr<float>();
+        const float* gi = g.data_ptr<float>();
+        float* out = dx.data_ptr<float>();
+        forChunks(n, [&](int64_t at, int64_t len) {
+            kernels::geluBackward(in + at, gi + at, out + at, len);
+        });
+    } else {
+        const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
+        const auto* gi = reinterpret_cast<const uint16_t*>(g.data_ptr<at::BFloat16>());
+        auto* out = reinterpret_cast<uint16_t*>(dx.data_ptr<at::BFloat16>());
+        forChunks(n, [&](int64_t at, int64_t len) {
+            kernels::geluBackwardBf16(in + at, gi + at, out + at, len);
+        });
+    }
+    return dx;
+}
+
+struct GeluTanh : torch::autograd::Function<GeluTanh> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
+        const auto input = x.contiguous();
+        ctx->save_for_backward({input});
+        return geluForward(input);
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        return {geluBackward(ctx->get_saved_variables()[0], grads[0])};
+    }
+};
+
+// C[n] (M x P) = op(A[n]) op(B[n]) over the batch, for contiguous 3-D tensors. A is stored
+// (M x K), or (K x M) when transA; B is stored (K x P), or (P x K) when transB.
+void sgemmBatch(const torch::Tensor& a, bool transA, const torch::Tensor& b, bool transB,
+                torch::Tensor& c) {
+    const int64_t N = a.size(0);
+    const int64_t M = transA ? a.size(2) : a.size(1);
+    const int64_t K = transA ? a.size(1) : a.size(2);
+    const int64_t P = transB ? b.size(1) : b.size(2);
+    const int64_t strideA = a.size(1) * a.size(2), strideB = b.size(1) * b.size(2);
+    const float* A = a.data_ptr<float>();
+    const float* B = b.data_ptr<float>();
+    float* C = c.data_ptr<float>();
+    at::parallel_for(0, N, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t n = begin; n < end; ++n) {
+            dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, P, K, 1.0f, A + n * strideA,
+                       a.size(2), B + n * strideB, b.size(2), 0.0f, C + n * M * P, P);
+        }
+    });
+}
+
+struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a,
+                                 const torch::Tensor& b, bool transB) {
+        const auto ac = a.contiguous(), bc = b.contiguous();
+        auto c =
+            torch::empty({ac.size(0), ac.size(1), transB ? bc.size(1) : bc.size(2)}, ac.options());
+        sgemmBatch(ac, false, bc, transB, c);
+        ctx->save_for_backward({ac, bc});
+        ctx->saved_data["transB"] = transB;
+        return c;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const auto& a = saved[0];
+        const auto& b = saved[1];
+        const bool transB = ctx->saved_data["transB"].toBool();
+        const auto dc = grads[0].contiguous();  // (N, M, P)
+        torch::Tensor da, db;
+        if (ctx->needs_input_grad(0)) {  // dA = dC op(B)^T
+            da = torch::empty_like(a);
+            sgemmBatch(dc, false, b, !transB, da);
+        }
+        if (ctx->needs_input_grad(1)) {
+            db = torch::empty_like(b);
+            if (transB) {  // C = A B^T: dB = dC^T A
+                sgemmBatch(dc, true, a, false, db);
+            } else {  // C = A B: dB = A^T dC
+                sgemmBatch(a, true, dc, false, db);
+            }
+        }
+        return {da, db, torch::Tensor()};
+    }
+};
+
+}  // namespace
+
+torch::Tensor geluTanh(const torch::Tensor& x) {
+    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
+    const bool supported =
+        kAvx2 && x.device().is_cpu() &&
+        (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16);
+    return supported ? GeluTanh::apply(x) : torch::gelu(x, "tanh");
+}
+
+torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB) {
+    const bool fp32 = a.device().is_cpu() && a.scalar_type() == torch::kFloat &&
+                      b.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
+    if (!fp32) {
+        return torch::matmul(a, transposeB ? b.transpose(-2, -1) : b);
+    }
+    return BatchedMatmul::apply(a, b, transposeB);
+}
+
+}  // namespace nope

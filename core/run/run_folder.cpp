@@ -1,0 +1,143 @@
+#include "run/run_folder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "run/snapshot_io.h"
+#include "util/files.h"
+#include "util/format.h"
+
+namespace nope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cell(double v, int decimals) {
+    return std::isfinite(v) ? fixed(v, decimals) : "";
+}
+
+std::vector<std::string> rowsUpTo(const fs::path& file, int step) {
+    std::vector<std::string> rows;
+    if (!fs::exists(file)) {
+        return rows;
+    }
+    std::istringstream in(readFile(file));
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+        if (!line.empty() && std::stoi(line.substr(0, line.find(','))) <= step) {
+            rows.push_back(line);
+        }
+    }
+    return rows;
+}
+
+std::string joinLines(const char* header, const std::vector<std::string>& rows) {
+    std::string out = std::string(header) + "\n";
+    for (const auto& r : rows) {
+        out += r + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string snapshotFileName(int step) {
+    char name[32];
+    std::snprintf(name, sizeof name, "step_%06d.json", step);
+    return name;
+}
+
+RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::move(dir)) {
+    std::error_code ec;
+    fs::create_directories(m_dir / "snapshots", ec);
+    if (ec) {
+        throw std::runtime_error("cannot create run folder " + m_dir.string() + ": " +
+                                 ec.message());
+    }
+    if (continuing) {
+        // A resumed run goes on from its checkpoint: what was recorded after it is redone.
+        m_metricsRows = rowsUpTo(m_dir / "metrics.csv", fromStep);
+        m_adjacencyRows = rowsUpTo(m_dir / "adjacency.csv", fromStep);
+        for (const auto& entry : fs::directory_iterator(m_dir / "snapshots")) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep) {
+                fs::remove(entry.path(), ec);
+            }
+        }
+    }
+}
+
+void RunWriter::writeConfig(const nlohmann::json& config) const {
+    writeFileAtomic(m_dir / "config.json", config.dump(2) + "\n");
+}
+
+void RunWriter::add(const Snapshot& s) {
+    m_metricsRows.push_back(std::to_string(s.step) + "," + cell(s.trainLoss, 6) + "," +
+                            cell(s.eval.testLoss, 6) + "," + fixed(s.eval.accuracy, 2) + "," +
+                            shortest(static_cast<float>(s.learningRate)) + "," +
+                            fixed(s.tokensPerSecond, 0) + "," + fixed(s.elapsedSeconds, 1) + "," +
+                            std::to_string(s.eval.step));
+    for (const auto& row : s.analysis.rows) {
+        m_adjacencyRows.push_back(std::to_string(s.step) + "," + toString(row.point) + "," +
+                                  std::to_string(row.layer) + "," + fixed(row.adjacencyMean, 6) +
+                                  "," + fixed(row.adjacencyStd, 6));
+    }
+    writeFileAtomic(m_dir / "snapshots" / snapshotFileName(s.step), toJson(s).dump() + "\n");
+    rewriteTables();
+}
+
+void RunWriter::rewriteTables() const {
+    writeFileAtomic(m_dir / "metrics.csv", joinLines(kMetricsCsvHeader, m_metricsRows));
+    writeFileAtomic(m_dir / "adjacency.csv", joinLines(kAdjacencyCsvHeader, m_adjacencyRows));
+}
+
+void RunWriter::writeFinalScores(const Analysis& init, const Analysis& trained) const {
+    std::string out = std::string(kFinalScoresCsvHeader) + "\n";
+    for (const auto* stage : {&init, &trained}) {
+        const char* name = stage == &init ? "init" : "trained";
+        for (const auto& r : stage->rows) {
+            out += std::string(name) + "," + toString(r.point) + "," + std::to_string(r.layer) +
+                   "," + fixed(r.adjacencyMean, 6) + "," + fixed(r.adjacencyStd, 6) + "," +
+                   fixed(r.normScore, 6) + "," + fixed(r.varianceScore, 6) + "," +
+                   std::to_string(stage->samples) + "\n";
+        }
+    }
+    writeFileAtomic(m_dir / "final_scores.csv", out);
+}
+
+RunFolder readRunFolder(const fs::path& dir) {
+    RunFolder run;
+    const fs::path configPath = dir / "config.json";
+    if (!fs::exists(configPath)) {
+        throw std::runtime_error(dir.string() + " is not a run folder (it has no config.json)");
+    }
+    try {
+        run.config = nlohmann::json::parse(readFile(configPath));
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(configPath.string() + ": not valid JSON: " + e.what());
+    }
+    std::vector<fs::path> files;
+    if (fs::exists(dir / "snapshots")) {
+        for (const auto& entry : fs::directory_iterator(dir / "snapshots")) {
+            if (entry.path().extension() == ".json") {
+                files.push_back(entry.path());
+            }
+        }
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+        try {
+            run.snapshots.push_back(snapshotFromJson(nlohmann::json::parse(readFile(file))));
+        } catch (const std::exception& e) {
+            throw std::runtime_error(file.string() + ": damaged snapshot: " + e.what());
+        }
+    }
+    std::sort(run.snapshots.begin(), run.snapshots.end(),
+              [](const Snapshot& a, const Snapshot& b) { return a.step < b.step; });
+    return run;
+}
+
+}  // namespace nope

@@ -1,0 +1,171 @@
+#include "run/snapshot_io.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace nope {
+
+namespace {
+
+nlohmann::json rounded(const std::vector<float>& values) {
+    nlohmann::json out = nlohmann::json::array();
+    for (float v : values) {
+        out.push_back(std::round(double(v) * 1e4) / 1e4);
+    }
+    return out;
+}
+
+std::vector<float> floats(const nlohmann::json& j) {
+    std::vector<float> out;
+    out.reserve(j.size());
+    for (const auto& v : j) {
+        out.push_back(v.get<float>());
+    }
+    return out;
+}
+
+// NaN is not JSON: written as null, read back as NaN.
+nlohmann::json number(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+double numberFrom(const nlohmann::json& j, const char* key) {
+    const auto& v = j.at(key);
+    return v.is_null() ? std::nan("") : v.get<double>();
+}
+
+}  // namespace
+
+nlohmann::json toJson(const EvalResult& e) {
+    nlohmann::json byLength = nlohmann::json::array();
+    for (const auto& b : e.byLength) {
+        byLength.push_back(
+            {{"answer_length", b.answerLength}, {"correct", b.correct}, {"total", b.total}});
+    }
+    nlohmann::json predictions = nlohmann::json::array();
+    for (const auto& p : e.predictions) {
+        predictions.push_back({{"prompt", p.prompt},
+                               {"expected", p.expected},
+                               {"produced", p.produced},
+                               {"correct", p.correct}});
+    }
+    return {{"step", e.step},
+            {"test_loss", number(e.testLoss)},
+            {"accuracy", e.accuracy},
+            {"correct", e.correct},
+            {"total", e.total},
+            {"by_length", byLength},
+            {"predictions", predictions},
+            {"seconds", e.seconds}};
+}
+
+EvalResult evalFromJson(const nlohmann::json& j) {
+    EvalResult e;
+    e.step = j.at("step").get<int>();
+    e.testLoss = numberFrom(j, "test_loss");
+    e.accuracy = j.at("accuracy").get<double>();
+    e.correct = j.at("correct").get<int>();
+    e.total = j.at("total").get<int>();
+    for (const auto& b : j.at("by_length")) {
+        e.byLength.push_back({b.at("answer_length").get<int>(), b.at("correct").get<int>(),
+                              b.at("total").get<int>()});
+    }
+    for (const auto& p : j.at("predictions")) {
+        e.predictions.push_back({p.at("prompt").get<std::string>(),
+                                 p.at("expected").get<std::string>(),
+                                 p.at("produced").get<std::string>(), p.at("correct").get<bool>()});
+    }
+    e.seconds = j.value("seconds", 0.0);
+    return e;
+}
+
+nlohmann::json toJson(const Analysis& a) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : a.rows) {
+        nlohmann::json prompts = nlohmann::json::array();
+        for (const auto& m : r.promptMatrices) {
+            prompts.push_back(rounded(m));
+        }
+        rows.push_back({{"point", toString(r.point)},
+                        {"layer", r.layer},
+                        {"adjacency_mean", r.adjacencyMean},
+                        {"adjacency_std", r.adjacencyStd},
+                        {"norm_score", r.normScore},
+                        {"variance_score", r.varianceScore},
+                        {"mean_matrix", rounded(r.meanMatrix)},
+                        {"prompt_matrices", prompts}});
+    }
+    return {{"samples", a.samples},
+            {"seq_len", a.seqLen},
+            {"kept_prompts", a.keptPrompts},
+            {"rows", rows},
+            {"forward_seconds", a.forwardSeconds},
+            {"scoring_seconds", a.scoringSeconds}};
+}
+
+Analysis analysisFromJson(const nlohmann::json& j) {
+    Analysis a;
+    a.samples = j.at("samples").get<int>();
+    a.seqLen = j.at("seq_len").get<int>();
+    a.keptPrompts = j.at("kept_prompts").get<std::vector<std::string>>();
+    for (const auto& r : j.at("rows")) {
+        LayerScores row;
+        const auto point = parseCapturePoint(r.at("point").get<std::string>());
+        if (!point) {
+            throw std::invalid_argument("unknown capture point " + r.at("point").dump());
+        }
+        row.point = *point;
+        row.layer = r.at("layer").get<int>();
+        row.adjacencyMean = r.at("adjacency_mean").get<double>();
+        row.adjacencyStd = r.at("adjacency_std").get<double>();
+        row.normScore = r.at("norm_score").get<double>();
+        row.varianceScore = r.at("variance_score").get<double>();
+        row.meanMatrix = floats(r.at("mean_matrix"));
+        for (const auto& m : r.at("prompt_matrices")) {
+            row.promptMatrices.push_back(floats(m));
+        }
+        const size_t cells = static_cast<size_t>(a.seqLen) * a.seqLen;
+        if (row.meanMatrix.size() != cells) {
+            throw std::invalid_argument("a mean matrix has " +
+                                        std::to_string(row.meanMatrix.size()) +
+                                        " values, expected " + std::to_string(cells));
+        }
+        a.rows.push_back(std::move(row));
+    }
+    a.forwardSeconds = j.value("forward_seconds", 0.0);
+    a.scoringSeconds = j.value("scoring_seconds", 0.0);
+    return a;
+}
+
+nlohmann::json toJson(const Snapshot& s) {
+    return {{"step", s.step},
+            {"total_steps", s.totalSteps},
+            {"train_loss", number(s.trainLoss)},
+            {"learning_rate", s.learningRate},
+            {"tokens_per_s", s.tokensPerSecond},
+            {"elapsed_s", s.elapsedSeconds},
+            {"eta_s", s.etaSeconds},
+            {"best", s.best},
+            {"eval", toJson(s.eval)},
+            {"analysis", toJson(s.analysis)}};
+}
+
+Snapshot snapshotFromJson(const nlohmann::json& j) {
+    try {
+        Snapshot s;
+        s.step = j.at("step").get<int>();
+        s.totalSteps = j.at("total_steps").get<int>();
+        s.trainLoss = numberFrom(j, "train_loss");
+        s.learningRate = j.at("learning_rate").get<double>();
+        s.tokensPerSecond = j.at("tokens_per_s").get<double>();
+        s.elapsedSeconds = j.at("elapsed_s").get<double>();
+        s.etaSeconds = j.value("eta_s", 0.0);
+        s.best = j.value("best", false);
+        s.eval = evalFromJson(j.at("eval"));
+        s.analysis = analysisFromJson(j.at("analysis"));
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(e.what());
+    }
+}
+
+}  // namespace nope

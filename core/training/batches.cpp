@@ -1,0 +1,120 @@
+#include "training/batches.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "tasks/vocab.h"
+
+namespace nope {
+
+std::string trainingLine(TaskKind task, const Example& example) {
+    return example.text() + (task == TaskKind::Addition ? "" : "\n");
+}
+
+int answerSequenceLength(TaskKind task) {
+    return longestPrompt(task) + answerBudget(task);
+}
+
+BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Objective objective,
+                         int windowLength, uint64_t seed)
+    : m_task(task),
+      m_examples(examples),
+      m_objective(objective),
+      m_windowLength(windowLength),
+      m_rng(seed) {
+    if (examples.empty()) {
+        throw std::invalid_argument("no training examples");
+    }
+    if (objective == Objective::Lm) {
+        std::vector<size_t> order(examples.size());
+        for (size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+        }
+        shuffleInPlace(order, m_rng);
+        for (size_t i : order) {
+            for (char c : examples[i].text() + "\n") {
+                m_stream.push_back(vocab::encode(c));
+            }
+        }
+        if (static_cast<int64_t>(m_stream.size()) < windowLength + 1) {
+            throw std::invalid_argument("the joined examples (" + std::to_string(m_stream.size()) +
+                                        " tokens) are shorter than one window of " +
+                                        std::to_string(windowLength) + "; lower --window");
+        }
+    }
+}
+
+Batch BatchSource::next(int batchSize) {
+    return m_objective == Objective::Lm ? nextWindows(batchSize) : nextAnswers(batchSize);
+}
+
+Batch BatchSource::nextWindows(int batchSize) {
+    const int64_t T = m_windowLength;
+    auto inputs = torch::empty({batchSize, T}, torch::kLong);
+    auto targets = torch::empty({batchSize, T}, torch::kLong);
+    int64_t* x = inputs.data_ptr<int64_t>();
+    int64_t* y = targets.data_ptr<int64_t>();
+    const uint64_t lastStart = m_stream.size() - static_cast<size_t>(T) - 1;
+    for (int b = 0; b < batchSize; ++b) {
+        const size_t start = uniformInt(m_rng, 0, lastStart);
+        std::copy_n(m_stream.begin() + start, T, x + b * T);
+        std::copy_n(m_stream.begin() + start + 1, T, y + b * T);
+    }
+    return {inputs, targets};
+}
+
+Batch BatchSource::nextAnswers(int batchSize) {
+    std::vector<Example> chosen;
+    chosen.reserve(batchSize);
+    for (int b = 0; b < batchSize; ++b) {
+        chosen.push_back(m_examples[uniformInt(m_rng, 0, m_examples.size() - 1)]);
+    }
+    return answerBatch(chosen);
+}
+
+Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
+    // "<prompt left-padded to P><answer><terminator>", right-filled with '\n' to L: the prompt
+    // sits exactly where greedy decoding puts it, and targets cover only the answer.
+    const int P = longestPrompt(m_task);
+    const int64_t L = answerSequenceLength(m_task);
+    const int64_t T = L - 1;
+    const auto B = static_cast<int64_t>(examples.size());
+    auto inputs = torch::empty({B, T}, torch::kLong);
+    auto targets = torch::full({B, T}, kIgnoreIndex, torch::kLong);
+    int64_t* x = inputs.data_ptr<int64_t>();
+    int64_t* y = targets.data_ptr<int64_t>();
+    for (int64_t b = 0; b < B; ++b) {
+        const Example& e = examples[b];
+        std::string line = leftPad(e.prompt, P) + trainingLine(m_task, e).substr(e.prompt.size());
+        if (static_cast<int64_t>(line.size()) > L || static_cast<int>(e.prompt.size()) > P) {
+            throw std::invalid_argument("example '" + e.text() + "' does not fit " +
+                                        std::to_string(L) + " tokens");
+        }
+        const int64_t answerEnd = static_cast<int64_t>(line.size());  // exclusive
+        line.resize(L, '\n');
+        for (int64_t t = 0; t < T; ++t) {
+            x[b * T + t] = vocab::encode(line[t]);
+        }
+        // target t predicts line[t + 1]; the answer occupies line[P, answerEnd)
+        for (int64_t t = P - 1; t < answerEnd - 1; ++t) {
+            y[b * T + t] = vocab::encode(line[t + 1]);
+        }
+    }
+    return {inputs, targets};
+}
+
+std::string BatchSource::rngState() const {
+    std::ostringstream out;
+    out << m_rng;
+    return out.str();
+}
+
+void BatchSource::setRngState(const std::string& state) {
+    std::istringstream in(state);
+    in >> m_rng;
+    if (!in) {
+        throw std::invalid_argument("batch RNG state is corrupt");
+    }
+}
+
+}  // namespace nope

@@ -1,0 +1,59 @@
+// Training batches for the two objectives, drawn with the project's seeded RNG (its state goes
+// into checkpoints so that a resumed run draws the same batches).
+//   lm      random windows of `windowLength` tokens cut from the examples (shuffled once) joined
+//           by '\n'; targets are the next token at every position.
+//   answer  random examples: the prompt left-padded with '\n' to the task's longest prompt (as
+//           greedy decoding sees it), then the answer and its terminator, then '\n' up to one
+//           common length; targets only on the answer and its terminator, -1 elsewhere.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "tasks/dataset.h"
+#include "training/train_config.h"
+#include "util/rng.h"
+
+namespace nope {
+
+inline constexpr int64_t kIgnoreIndex = -1;  // target of positions without loss
+
+struct Batch {
+    torch::Tensor inputs;   // (B, T) int64
+    torch::Tensor targets;  // (B, T) int64, kIgnoreIndex where no loss
+};
+
+// The text an example is trained on: its line plus the terminator the decoder must produce
+// ('\n', except addition, whose answer already closes with '$').
+std::string trainingLine(TaskKind task, const Example& example);
+// Length every answer-objective sequence is padded to: longest prompt + answer budget.
+int answerSequenceLength(TaskKind task);
+
+class BatchSource {
+public:
+    BatchSource(TaskKind task, const std::vector<Example>& examples, Objective objective,
+                int windowLength, uint64_t seed);
+
+    Batch next(int batchSize);
+    // Every example once, in order, in answer-objective form (for the test loss).
+    Batch answerBatch(const std::vector<Example>& examples) const;
+
+    // The RNG state as text, for checkpoints.
+    std::string rngState() const;
+    void setRngState(const std::string& state);
+
+private:
+    Batch nextWindows(int batchSize);
+    Batch nextAnswers(int batchSize);
+
+    TaskKind m_task;
+    const std::vector<Example>& m_examples;
+    Objective m_objective;
+    int m_windowLength;
+    std::vector<int64_t> m_stream;  // lm: the joined, tokenized examples
+    Rng m_rng;
+};
+
+}  // namespace nope

@@ -1,0 +1,158 @@
+#include "training/checkpoint.h"
+
+#include <torch/serialize.h>
+
+#include <fstream>
+
+#include "util/files.h"
+
+namespace nope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::runtime_error checkpointError(const fs::path& path, const std::string& what) {
+    return std::runtime_error(path.string() + ": " + what);
+}
+
+// The first line of a LibTorch error, without its C++ backtrace.
+std::string firstLine(const std::string& message) {
+    return message.substr(0, message.find('\n'));
+}
+
+std::string readString(torch::serialize::InputArchive& archive, const std::string& key) {
+    c10::IValue value;
+    archive.read(key, value);
+    if (!value.isString()) {
+        throw std::runtime_error(key + " is not a string");
+    }
+    return value.toStringRef();
+}
+
+// Opens the archive and checks its format tag; every failure names the file.
+void openArchive(const fs::path& path, torch::serialize::InputArchive& archive) {
+    if (!fs::exists(path)) {
+        throw checkpointError(path, "no such file");
+    }
+    try {
+        archive.load_from(path.string());
+    } catch (const std::exception& e) {
+        throw checkpointError(path,
+                              "not a readable checkpoint (truncated, corrupt or not a "
+                              "LibTorch archive): " +
+                                  firstLine(e.what()));
+    }
+    std::string format;
+    try {
+        format = readString(archive, "format");
+    } catch (const std::exception&) {
+        throw checkpointError(path,
+                              "not a NoPEScope checkpoint (it has no format tag; "
+                              "weights.pt files are for Python's torch.load)");
+    }
+    if (format != kCheckpointFormat) {
+        throw checkpointError(path, "unsupported checkpoint format '" + format + "' (expected " +
+                                        kCheckpointFormat + ")");
+    }
+}
+
+void readWeights(const fs::path& path, torch::serialize::InputArchive& archive, GptImpl& model) {
+    torch::NoGradGuard noGrad;
+    for (auto& item : model.named_parameters()) {
+        torch::Tensor value;
+        try {
+            archive.read("model." + item.key(), value);
+        } catch (const std::exception&) {
+            throw checkpointError(path, "missing weight " + item.key() +
+                                            " (was it saved from a different model config?)");
+        }
+        if (!value.sizes().equals(item.value().sizes())) {
+            throw checkpointError(path, "weight " + item.key() + " has shape " +
+                                            c10::str(value.sizes()) + ", the model expects " +
+                                            c10::str(item.value().sizes()));
+        }
+        item.value().copy_(value);
+    }
+}
+
+}  // namespace
+
+void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& optimizer,
+                    const CheckpointState& state) {
+    torch::serialize::OutputArchive archive;
+    archive.write("format", c10::IValue(std::string(kCheckpointFormat)));
+    archive.write("config", c10::IValue(state.config.dump()));
+    archive.write("step", c10::IValue(int64_t{state.step}));
+    archive.write("best_accuracy", c10::IValue(state.bestAccuracy));
+    archive.write("best_step", c10::IValue(int64_t{state.bestStep}));
+    archive.write("batch_rng", c10::IValue(state.batchRng));
+    for (const auto& item : model.named_parameters()) {
+        archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
+    }
+    optimizer.save(archive);
+
+    fs::create_directories(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+    const fs::path tmp = path.string() + ".tmp";
+    try {
+        archive.save_to(tmp.string());
+    } catch (const std::exception& e) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw checkpointError(path, "cannot write checkpoint: " + firstLine(e.what()));
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        throw checkpointError(path, "cannot write checkpoint: " + ec.message());
+    }
+}
+
+CheckpointState readCheckpointState(const fs::path& path) {
+    torch::serialize::InputArchive archive;
+    openArchive(path, archive);
+    CheckpointState state;
+    try {
+        state.config = nlohmann::json::parse(readString(archive, "config"));
+        c10::IValue value;
+        archive.read("step", value);
+        state.step = static_cast<int>(value.toInt());
+        archive.read("best_accuracy", value);
+        state.bestAccuracy = value.toDouble();
+        archive.read("best_step", value);
+        state.bestStep = static_cast<int>(value.toInt());
+        state.batchRng = readString(archive, "batch_rng");
+    } catch (const std::exception& e) {
+        throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));
+    }
+    return state;
+}
+
+void loadCheckpoint(const fs::path& path, GptImpl& model, AdamW& optimizer) {
+    torch::serialize::InputArchive archive;
+    openArchive(path, archive);
+    readWeights(path, archive, model);
+    try {
+        optimizer.load(archive);
+    } catch (const std::exception& e) {
+        throw checkpointError(path, "damaged optimizer state: " + firstLine(e.what()));
+    }
+}
+
+void loadWeights(const fs::path& path, GptImpl& model) {
+    torch::serialize::InputArchive archive;
+    openArchive(path, archive);
+    readWeights(path, archive, model);
+}
+
+void saveWeightsForPython(const fs::path& path, const GptImpl& model) {
+    c10::Dict<std::string, at::Tensor> weights;
+    for (const auto& item : model.named_parameters()) {
+        weights.insert(item.key(), item.value().detach().to(torch::kCPU));
+    }
+    weights.insert("lm_head.weight", model.transformer->wte->weight.detach().to(torch::kCPU));
+    const std::vector<char> bytes = torch::pickle_save(c10::IValue(weights));
+    writeFileAtomic(path, std::string_view(bytes.data(), bytes.size()));
+}
+
+}  // namespace nope

@@ -1,0 +1,47 @@
+// Checkpoints: everything a run needs to continue exactly where it stopped (weights by nanoGPT
+// name, AdamW moments, step, configs, the batch order's generator), in LibTorch's archive format;
+// and the weights alone as a Python-readable dict for torch.load.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/gpt.h"
+#include "training/adamw.h"
+
+namespace nope {
+
+inline constexpr const char* kCheckpointFormat = "nopescope-checkpoint-1";
+
+struct CheckpointState {
+    nlohmann::json config;     // {"task", "model", "train"}
+    int step = 0;              // optimizer steps done
+    double bestAccuracy = -1;  // best test accuracy so far (percent), -1 before any evaluation
+    int bestStep = -1;
+    std::string batchRng;  // the batch source's RNG state (dropout seeds follow the step)
+};
+
+// Writes atomically (temporary file, then rename). Throws std::runtime_error naming the file.
+void saveCheckpoint(const std::filesystem::path& path, const GptImpl& model, const AdamW& optimizer,
+                    const CheckpointState& state);
+
+// Reads only the header (configs, step, RNG states) without building a model.
+// Throws std::runtime_error that names the file and says what is wrong with it.
+CheckpointState readCheckpointState(const std::filesystem::path& path);
+
+// Loads weights and optimizer state into objects built from the checkpoint's own config.
+// Throws std::runtime_error naming the file when a tensor is missing or has the wrong shape.
+void loadCheckpoint(const std::filesystem::path& path, GptImpl& model, AdamW& optimizer);
+
+// Loads only the weights (for analysis of a trained model). Same errors.
+void loadWeights(const std::filesystem::path& path, GptImpl& model);
+
+// The weights as a dict {nanoGPT name: tensor} (with lm_head.weight, tied to the token
+// embedding), in the format torch.load reads. Written atomically.
+void saveWeightsForPython(const std::filesystem::path& path, const GptImpl& model);
+
+}  // namespace nope

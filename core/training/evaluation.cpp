@@ -1,0 +1,169 @@
+#include "training/evaluation.h"
+
+#include <chrono>
+#include <map>
+
+#include "tasks/batch.h"
+#include "tasks/vocab.h"
+#include "util/autocast_scope.h"
+
+namespace nope {
+
+namespace {
+
+constexpr int kDecodeBatch = 512;
+constexpr int kLossBatches = 4;
+constexpr int kLossWindowsPerBatch = 64;
+constexpr size_t kShownPredictions = 6;
+
+// Eval mode, no gradients, the run's precision; the model's mode restored on exit.
+class EvalScope {
+public:
+    EvalScope(GptImpl& model, bool bf16)
+        : m_model(model), m_wasTraining(model.is_training()), m_autocast(bf16) {
+        m_model.eval();
+    }
+    ~EvalScope() { m_model.train(m_wasTraining); }
+
+private:
+    GptImpl& m_model;
+    bool m_wasTraining;
+    AutocastScope m_autocast;
+    torch::NoGradGuard m_noGrad;
+};
+
+}  // namespace
+
+torch::Tensor languageModelLoss(const torch::Tensor& logits, const torch::Tensor& targets) {
+    return torch::nn::functional::cross_entropy(
+        logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), targets.reshape({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreIndex));
+}
+
+torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps) {
+    std::vector<torch::Tensor> out;
+    if (model.config().attention == AttentionKind::Causal) {
+        KvCache cache;
+        auto logits = model.forward(prompts, nullptr, Head::LastPosition, &cache);
+        for (int s = 0; s < steps; ++s) {
+            auto next = logits.select(1, 0).argmax(-1, /*keepdim=*/true);  // (B, 1)
+            out.push_back(next);
+            if (s + 1 < steps) {
+                logits = model.forward(next, nullptr, Head::LastPosition, &cache);
+            }
+        }
+    } else {
+        auto sequence = prompts;
+        for (int s = 0; s < steps; ++s) {
+            auto logits = model.forward(sequence, nullptr, Head::LastPosition);
+            auto next = logits.select(1, 0).argmax(-1, /*keepdim=*/true);
+            out.push_back(next);
+            sequence = torch::cat({sequence, next}, 1);
+        }
+    }
+    return torch::cat(out, 1);
+}
+
+Evaluator::Evaluator(TaskKind task, const std::vector<Example>& testSet,
+                     std::vector<Example> examples, Objective objective, int windowLength,
+                     bool bf16, torch::Device device)
+    : m_task(task),
+      m_examples(std::move(examples)),
+      m_objective(objective),
+      m_bf16(bf16),
+      m_device(device),
+      m_lossWindows(task, testSet, objective, windowLength, /*seed=*/0x7e57) {
+    m_windowState = m_lossWindows.rngState();
+}
+
+void Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced) {
+    // Group prompts by their decoding input so that each batch has one length.
+    std::map<size_t, std::vector<size_t>> groups;
+    std::vector<std::string> inputs(m_examples.size());
+    for (size_t i = 0; i < m_examples.size(); ++i) {
+        inputs[i] = m_objective == Objective::Answer
+                        ? leftPad(m_examples[i].prompt, longestPrompt(m_task))
+                        : "\n" + m_examples[i].prompt;
+        groups[inputs[i].size()].push_back(i);
+    }
+    produced.assign(m_examples.size(), {});
+    const int steps = answerBudget(m_task);
+    for (const auto& [length, members] : groups) {
+        for (size_t start = 0; start < members.size(); start += kDecodeBatch) {
+            const size_t end = std::min(members.size(), start + kDecodeBatch);
+            std::vector<std::string> texts;
+            for (size_t m = start; m < end; ++m) {
+                texts.push_back(inputs[members[m]]);
+            }
+            const auto generated =
+                greedyDecode(model, encodeBatch(texts).to(m_device), steps).to(torch::kCPU);
+            const int64_t* ids = generated.data_ptr<int64_t>();
+            for (size_t m = start; m < end; ++m) {
+                std::string& text = produced[members[m]];
+                for (int s = 0; s < steps; ++s) {
+                    text.push_back(vocab::decode(ids[(m - start) * steps + s]));
+                }
+            }
+        }
+    }
+}
+
+double Evaluator::testLoss(GptImpl& model) {
+    double sum = 0.0;
+    int count = 0;
+    if (m_objective == Objective::Lm) {
+        m_lossWindows.setRngState(m_windowState);
+        for (int b = 0; b < kLossBatches; ++b) {
+            const Batch batch = m_lossWindows.next(kLossWindowsPerBatch);
+            const auto logits = model.forward(batch.inputs.to(m_device));
+            sum += languageModelLoss(logits, batch.targets.to(m_device)).item<double>();
+            ++count;
+        }
+        return sum / count;
+    }
+    for (size_t start = 0; start < m_examples.size(); start += kDecodeBatch) {
+        const std::vector<Example> chunk(
+            m_examples.begin() + start,
+            m_examples.begin() + std::min(m_examples.size(), start + kDecodeBatch));
+        const Batch batch = m_lossWindows.answerBatch(chunk);
+        const auto logits = model.forward(batch.inputs.to(m_device));
+        sum += languageModelLoss(logits, batch.targets.to(m_device)).item<double>() *
+               double(chunk.size());
+        count += static_cast<int>(chunk.size());
+    }
+    return sum / count;
+}
+
+EvalResult Evaluator::evaluate(GptImpl& model) {
+    const auto start = std::chrono::steady_clock::now();
+    EvalScope scope(model, m_bf16);
+    EvalResult result;
+    result.testLoss = testLoss(model);
+    std::vector<std::string> produced;
+    decodeAll(model, produced);
+    std::map<int, LengthAccuracy> byLength;
+    for (size_t i = 0; i < m_examples.size(); ++i) {
+        const Example& e = m_examples[i];
+        const bool ok = isCorrect(m_task, e, produced[i]);
+        const int length = static_cast<int>(extractAnswer(m_task, e.answer).size());
+        auto& bucket = byLength[length];
+        bucket.answerLength = length;
+        bucket.correct += ok ? 1 : 0;
+        bucket.total += 1;
+        result.correct += ok ? 1 : 0;
+        if (result.predictions.size() < kShownPredictions) {
+            result.predictions.push_back(
+                {e.prompt, e.answer, extractAnswer(m_task, produced[i]), ok});
+        }
+    }
+    result.total = static_cast<int>(m_examples.size());
+    result.accuracy = result.total == 0 ? 0.0 : 100.0 * result.correct / result.total;
+    for (const auto& [length, bucket] : byLength) {
+        result.byLength.push_back(bucket);
+    }
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+}  // namespace nope

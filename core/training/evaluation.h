@@ -1,0 +1,50 @@
+// Test-set evaluation: greedy decoding with the exact-match rule (overall and by answer length),
+// and the test loss of the training objective. Runs in eval mode without gradients; the model's
+// mode is restored after.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "model/gpt.h"
+#include "run/snapshot.h"
+#include "tasks/dataset.h"
+#include "training/batches.h"
+
+namespace nope {
+
+// Greedy continuation: prompts (B, P) int64 -> the next `steps` tokens (B, steps). Uses a
+// key/value cache under causal attention, full recomputation otherwise.
+torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps);
+
+class Evaluator {
+public:
+    // `examples` is the (fixed) test subset that is decoded, and for the answer objective
+    // scored; the lm test loss uses windows of `testSet`, which must outlive the evaluator.
+    // Decoding inputs follow the objective's training format: left-padded prompts for
+    // `answer`, "\n" + prompt (grouped by length) for `lm`.
+    Evaluator(TaskKind task, const std::vector<Example>& testSet, std::vector<Example> examples,
+              Objective objective, int windowLength, bool bf16, torch::Device device);
+    Evaluator(const Evaluator&) = delete;
+    Evaluator& operator=(const Evaluator&) = delete;
+
+    EvalResult evaluate(GptImpl& model);
+
+private:
+    double testLoss(GptImpl& model);
+    void decodeAll(GptImpl& model, std::vector<std::string>& produced);
+
+    TaskKind m_task;
+    std::vector<Example> m_examples;
+    Objective m_objective;
+    bool m_bf16;
+    torch::Device m_device;
+    BatchSource m_lossWindows;  // lm: a fixed set of test windows
+    std::string m_windowState;  // RNG state that draws the same windows every time
+};
+
+// Mean cross-entropy over the positions whose target is not kIgnoreIndex.
+torch::Tensor languageModelLoss(const torch::Tensor& logits, const torch::Tensor& targets);
+
+}  // namespace nope

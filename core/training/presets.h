@@ -1,0 +1,25 @@
+// Named starting points for a run: `paper` is the authors' setup unchanged; `quick` is, per task,
+// a setup measured to learn the task on a 2-core CPU within minutes (see the README's table).
+// Explicit flags or form fields override what a preset sets.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+#include "tasks/task.h"
+#include "training/train_config.h"
+
+namespace nope {
+
+struct Preset {
+    std::string name;
+    ModelConfig model;
+    TrainConfig train;
+};
+
+const std::vector<std::string>& presetNames();  // "quick", "paper"
+std::optional<Preset> makePreset(const std::string& name, TaskKind task);
+
+}  // namespace nope

@@ -1,0 +1,135 @@
+// The training loop: builds the task data, the model and the optimizer from configs (or from a
+// checkpoint), trains step by step, evaluates, analyses, and reports value-type snapshots
+// through callbacks. Pause, resume and stop are safe to call from another thread; they act
+// between steps. Only the thread that calls run() touches the model.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "model/gpt.h"
+#include "run/run_spec.h"
+#include "run/snapshot.h"
+#include "tasks/batch.h"
+#include "tasks/dataset.h"
+#include "training/adamw.h"
+#include "training/batches.h"
+#include "training/checkpoint.h"
+#include "training/evaluation.h"
+#include "training/train_config.h"
+
+namespace nope {
+
+enum class StopReason {
+    Completed,        // ran every step
+    ReachedAccuracy,  // test accuracy passed the stop threshold
+    Stopped,          // requestStop()
+    TimeLimit,        // the run's wall-time limit passed
+    NonFinite,        // the loss or the gradient norm became NaN or infinite
+};
+std::string toString(StopReason reason);
+
+struct TrainOutcome {
+    StopReason reason = StopReason::Completed;
+    std::string message;  // one line for the user
+    int step = 0;         // steps done when it ended
+    double bestAccuracy = -1.0;
+    int bestStep = -1;
+};
+
+struct TrainerCallbacks {
+    // After every evaluation: the progress since the previous one with the new evaluation in
+    // `eval` (its analysis is left empty), and whether it is the best so far.
+    std::function<void(const Snapshot& progress, bool best)> evaluated;
+    // Every snapshotEvery steps (and at step 0 and the last step), with the analysis.
+    std::function<void(const Snapshot&)> snapshot;
+};
+
+// Which Linear weights get weight decay (c_attn, c_proj, c_fc): not the tied token embedding, not
+// the learned positional table, not LayerNorm weights, not biases.
+bool decaysWeight(const std::string& parameterName);
+
+class Trainer {
+public:
+    // A fresh run: the model is initialized from train.seed. Throws std::invalid_argument for an
+    // invalid config and std::runtime_error when the device is unavailable.
+    Trainer(TaskKind task, const ModelConfig& model, const TrainConfig& train);
+    // Continues the run saved in `checkpoint`; `steps` > 0 replaces the total step count.
+    static std::unique_ptr<Trainer> resume(const std::filesystem::path& checkpoint, int steps = 0);
+    ~Trainer();
+
+    // Trains until the step count, the accuracy threshold, stop(), or a non-finite loss. At step
+    // 0 it first evaluates and snapshots the model at initialization.
+    TrainOutcome run(const TrainerCallbacks& callbacks);
+
+    void requestStop();
+    // Threads for the next run() (0 = all cores); changing it changes the exact loss curve.
+    void setThreads(int threads) { m_trainConfig.threads = threads; }
+    void setPaused(bool paused);
+    bool paused() const { return m_paused.load(); }
+
+    // Analysis of the current weights on the run's fixed prompts (fp32, eval mode).
+    Analysis analyze();
+    // The same with the best weights so far (the current ones before any evaluation).
+    Analysis analyzeBest();
+    EvalResult evaluate();
+    // One training step outside run() (for benchmarks); returns the loss.
+    double stepOnce();
+    // Loads the best weights of a run (its best.pt) so that analyzeBest() and the Python weights
+    // use them after a resume. Throws std::runtime_error naming the file.
+    void loadBest(const std::filesystem::path& bestCheckpoint);
+    // Only stores a flag: safe in a signal handler. The run stops after the current step.
+    void requestStopFromSignal() { m_stop.store(true); }
+
+    void saveCheckpoint(const std::filesystem::path& path) const;
+    // The best weights (current ones before any evaluation) as a torch.load dict.
+    void saveBestWeightsForPython(const std::filesystem::path& path);
+
+    int step() const { return m_step; }
+    TaskKind task() const { return m_task; }
+    const ModelConfig& modelConfig() const { return m_modelConfig; }
+    const TrainConfig& trainConfig() const { return m_trainConfig; }
+    const TaskData& data() const { return m_data; }
+    const PromptSet& prompts() const { return m_prompts; }
+    GptImpl& model() { return *m_model; }
+    // {"task", "model", "train"}, as stored in checkpoints and config.json.
+    nlohmann::json configJson() const;
+    RunSpec spec() const;  // the same as a value (preset left empty)
+
+private:
+    double trainStep(int iteration);
+    bool waitWhilePaused();
+    Snapshot progress(double trainLoss, double tokensPerSecond, double elapsed, int firstStep);
+    void rememberBest();
+
+    TaskKind m_task;
+    ModelConfig m_modelConfig;
+    TrainConfig m_trainConfig;
+    torch::Device m_device;
+    TaskData m_data;
+    PromptSet m_prompts;
+    Gpt m_model{nullptr};
+    std::unique_ptr<AdamW> m_optimizer;
+    std::unique_ptr<BatchSource> m_batches;
+    std::unique_ptr<Evaluator> m_evaluator;
+
+    int m_step = 0;
+    double m_bestAccuracy = -1.0;
+    int m_bestStep = -1;
+    std::vector<torch::Tensor> m_bestWeights;  // copies, when a best evaluation exists
+    EvalResult m_lastEval;
+
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
+    std::mutex m_pauseMutex;
+    std::condition_variable m_pauseChanged;
+};
+
+}  // namespace nope

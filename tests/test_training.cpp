@@ -1,0 +1,409 @@
+// The trainer and its parts: schedule, optimizer, batches, checkpoints, determinism, control.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "model/init.h"
+#include "tasks/vocab.h"
+#include "training/lr_schedule.h"
+#include "training/trainer.h"
+
+namespace nope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A model and run small enough for a few seconds on two cores.
+ModelConfig tinyModel() {
+    ModelConfig m;
+    m.nLayer = 2;
+    m.nHead = 2;
+    m.nEmbd = 32;
+    m.blockSize = 64;
+    m.dropout = 0.1;
+    return m;
+}
+
+TrainConfig tinyTrain(Objective objective = Objective::Answer) {
+    TrainConfig t;
+    t.objective = objective;
+    t.batchSize = 16;
+    t.windowLength = 48;
+    t.steps = 20;
+    t.learningRate = 1e-3;
+    t.warmupSteps = 2;
+    t.decaySteps = 20;
+    t.evalEvery = 10;
+    t.evalSamples = 40;
+    t.snapshotEvery = 10;
+    t.analysisSamples = 8;
+    t.keepPrompts = 2;
+    t.threads = 1;
+    t.data = {300, 200, 5};
+    return t;
+}
+
+fs::path tempPath(const std::string& name) {
+    return fs::temp_directory_path() /
+           ("nopescope-training-" + std::to_string(::getpid()) + "-" + name);
+}
+
+TEST(Schedule, WarmupCosineFloor) {
+    TrainConfig c;
+    c.learningRate = 1.0;
+    c.minLrRatio = 0.1;
+    c.warmupSteps = 100;
+    c.decaySteps = 1100;
+    EXPECT_DOUBLE_EQ(learningRateAt(0, c), 0.0);
+    EXPECT_DOUBLE_EQ(learningRateAt(50, c), 0.5);
+    EXPECT_DOUBLE_EQ(learningRateAt(100, c), 1.0);
+    EXPECT_NEAR(learningRateAt(600, c), 0.55, 1e-12);  // halfway: (peak + floor) / 2
+    EXPECT_NEAR(learningRateAt(1100, c), 0.1, 1e-12);
+    EXPECT_DOUBLE_EQ(learningRateAt(5000, c), 0.1);
+    // the authors' numbers
+    const TrainConfig paper;
+    EXPECT_NEAR(learningRateAt(400, paper), 2.6441e-4, 1e-12);
+    EXPECT_NEAR(learningRateAt(5000, paper), 2.6441e-5, 1e-12);
+}
+
+TEST(Optimizer, WeightDecayOnlyOnLinearWeights) {
+    ModelConfig m = tinyModel();
+    m.bias = true;
+    m.positional = PositionalEncoding::Learned;
+    const Gpt model(m);
+    std::vector<std::string> decayed;
+    for (const auto& item : model->named_parameters()) {
+        if (decaysWeight(item.key())) {
+            decayed.push_back(item.key());
+        }
+    }
+    EXPECT_EQ(decayed.size(), 2u * 4u);  // c_attn, attn.c_proj, c_fc, mlp.c_proj per block
+    for (const auto& name : decayed) {
+        EXPECT_EQ(name.substr(name.size() - 7), ".weight") << name;
+    }
+    for (const char* name : {"transformer.wte.weight", "transformer.wpe.weight",
+                             "transformer.h.0.ln_1.weight", "transformer.ln_f.weight",
+                             "transformer.h.0.attn.c_attn.bias", "transformer.h.1.mlp.c_fc.bias"}) {
+        EXPECT_FALSE(decaysWeight(name)) << name;
+    }
+}
+
+TEST(Optimizer, MatchesLibTorchAdamW) {
+    torch::manual_seed(3);
+    const auto a0 = torch::randn({5, 7}), b0 = torch::randn({7});
+    auto a = a0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+    auto ra = a0.clone().requires_grad_(), rb = b0.clone().requires_grad_();
+    AdamW ours({{"a", a, true}, {"b", b, false}}, 0.9, 0.99, 0.1);
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(std::vector<torch::Tensor>{ra},
+                        std::make_unique<torch::optim::AdamWOptions>(
+                            torch::optim::AdamWOptions(0.01).betas({0.9, 0.99}).weight_decay(0.1)));
+    groups.emplace_back(std::vector<torch::Tensor>{rb},
+                        std::make_unique<torch::optim::AdamWOptions>(
+                            torch::optim::AdamWOptions(0.01).betas({0.9, 0.99}).weight_decay(0.0)));
+    torch::optim::AdamW reference(std::move(groups));
+    for (int step = 0; step < 6; ++step) {
+        const auto x = torch::randn({3, 5});
+        ((x.matmul(a) + b).pow(2).sum()).backward();
+        ((x.matmul(ra) + rb).pow(2).sum()).backward();
+        ours.step(0.01, /*maxNorm=*/0.0);
+        reference.step();
+        reference.zero_grad();
+    }
+    EXPECT_TRUE(torch::allclose(a, ra, 1e-5, 1e-6));
+    EXPECT_TRUE(torch::allclose(b, rb, 1e-5, 1e-6));
+    EXPECT_EQ(ours.stepCount(), 6);
+}
+
+TEST(Optimizer, ClipsTheGlobalGradientNorm) {
+    auto a = torch::zeros({2}, torch::requires_grad());
+    auto b = torch::zeros({1}, torch::requires_grad());
+    a.mutable_grad() = torch::tensor({3.0f, 0.0f});
+    b.mutable_grad() = torch::tensor({4.0f});  // global norm 5
+    AdamW optimizer({{"a", a, false}, {"b", b, false}}, 0.9, 0.99, 0.0);
+    const double norm = optimizer.step(0.1, /*maxNorm=*/1.0);
+    EXPECT_NEAR(norm, 5.0, 1e-6);
+    // the first moment holds (1 - beta1) times the clipped gradient g / 5
+    EXPECT_NEAR(optimizer.firstMoments()[0][0].item<float>(), 0.1f * 3.0f / 5.0f, 1e-6);
+    EXPECT_NEAR(optimizer.firstMoments()[1][0].item<float>(), 0.1f * 4.0f / 5.0f, 1e-6);
+    EXPECT_FALSE(a.grad().defined());  // cleared
+
+    a.mutable_grad() = torch::tensor({0.3f, 0.0f});  // under the limit: unchanged
+    b.mutable_grad() = torch::tensor({0.4f});
+    EXPECT_NEAR(optimizer.step(0.1, 1.0), 0.5, 1e-6);
+    EXPECT_NEAR(optimizer.firstMoments()[0][0].item<float>(), 0.9f * 0.06f + 0.1f * 0.3f, 1e-6);
+}
+
+TEST(Optimizer, NonFiniteGradientsUpdateNothing) {
+    auto a = torch::ones({2}, torch::requires_grad());
+    a.mutable_grad() = torch::tensor({NAN, 1.0f});
+    AdamW optimizer({{"a", a, true}}, 0.9, 0.99, 0.1);
+    EXPECT_TRUE(std::isnan(optimizer.step(0.1, 1.0)));
+    EXPECT_TRUE(torch::equal(a, torch::ones({2})));
+}
+
+TEST(Batches, LmWindowsAreShiftedByOne) {
+    const TaskData data = makeTaskData(TaskKind::Reversal, DataConfig{50, 10, 1});
+    BatchSource source(TaskKind::Reversal, data.train, Objective::Lm, 40, 9);
+    const Batch batch = source.next(4);
+    ASSERT_EQ(batch.inputs.sizes(), torch::IntArrayRef({4, 40}));
+    using torch::indexing::Slice;
+    EXPECT_TRUE(torch::equal(batch.inputs.index({Slice(), Slice(1)}),
+                             batch.targets.index({Slice(), Slice(0, 39)})));
+}
+
+TEST(Batches, AnswerTargetsCoverOnlyTheAnswer) {
+    const TaskData data = makeTaskData(TaskKind::Ordering, DataConfig{50, 10, 1});
+    BatchSource source(TaskKind::Ordering, data.train, Objective::Answer, 40, 9);
+    const std::vector<Example> examples = {data.train[0], data.train[1]};
+    const Batch batch = source.answerBatch(examples);
+    const int P = longestPrompt(TaskKind::Ordering);
+    for (size_t b = 0; b < examples.size(); ++b) {
+        std::string prompt, targets;
+        for (int64_t t = 0; t < batch.inputs.size(1); ++t) {
+            const int64_t y = batch.targets[b][t].item<int64_t>();
+            if (t < P) {
+                prompt += vocab::decode(batch.inputs[b][t].item<int64_t>());
+            }
+            if (y != kIgnoreIndex) {
+                targets += vocab::decode(y);
+            }
+        }
+        EXPECT_EQ(prompt, leftPad(examples[b].prompt, P));  // where decoding puts it
+        EXPECT_EQ(targets, examples[b].answer + "\n");      // the answer and its terminator
+    }
+}
+
+TEST(Decoding, CachedStepsMatchFullRecomputation) {
+    torch::manual_seed(2);
+    Gpt model(tinyModel());
+    initializeWeights(*model);
+    model->eval();
+    torch::NoGradGuard noGrad;
+    const auto prompt = torch::randint(0, 96, {3, 9}, torch::kLong);
+    const auto next = torch::randint(0, 96, {3, 1}, torch::kLong);
+    KvCache cache;
+    model->forward(prompt, nullptr, Head::LastPosition, &cache);
+    const auto cached = model->forward(next, nullptr, Head::LastPosition, &cache);
+    const auto full = model->forward(torch::cat({prompt, next}, 1), nullptr, Head::LastPosition);
+    EXPECT_TRUE(torch::allclose(cached, full, 1e-4, 1e-5));
+    EXPECT_EQ(cache.length, 10);
+    EXPECT_EQ(greedyDecode(*model, prompt, 4).sizes(), torch::IntArrayRef({3, 4}));
+}
+
+TEST(Trainer, TinyModelLearnsATinyTask) {
+    // 48 addition examples, learned by heart: the training loss falls and greedy decoding then
+    // reproduces the answers of the examples it was trained on.
+    ModelConfig m = tinyModel();
+    m.nEmbd = 64;
+    m.nHead = 4;
+    m.dropout = 0.0;
+    TrainConfig t = tinyTrain();
+    t.batchSize = 48;
+    t.steps = 500;
+    t.decaySteps = t.steps;
+    t.warmupSteps = 10;
+    t.learningRate = 1e-2;
+    t.weightDecay = 0.0;
+    t.evalEvery = t.steps;
+    t.snapshotEvery = t.steps;
+    t.evalSamples = 20;
+    t.threads = 1;
+    t.data = {48, 20, 5};
+    Trainer trainer(TaskKind::Addition, m, t);
+    std::vector<double> losses;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) { losses.push_back(s.trainLoss); };
+    const auto start = std::chrono::steady_clock::now();
+    trainer.run(callbacks);
+    Evaluator onTraining(TaskKind::Addition, trainer.data().train, trainer.data().train,
+                         Objective::Answer, 48, false, torch::kCPU);
+    const EvalResult result = onTraining.evaluate(trainer.model());
+    std::cout << "learned: loss " << result.testLoss << ", accuracy " << result.accuracy << "% in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+              << " s" << std::endl;
+    ASSERT_EQ(losses.size(), 2u);
+    EXPECT_LT(losses.back(), 2.0);     // mean training loss over the run
+    EXPECT_LT(result.testLoss, 0.3);   // from about 4.6 (ln 96) at init
+    EXPECT_GT(result.accuracy, 80.0);  // exact match; an untrained model gets 0
+}
+
+TEST(Trainer, SameSeedSameLossCurve) {
+    const ModelConfig m = tinyModel();
+    const TrainConfig t = tinyTrain(Objective::Lm);
+    Trainer a(TaskKind::Addition, m, t), b(TaskKind::Addition, m, t);
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(a.stepOnce(), b.stepOnce()) << "step " << i;
+    }
+    TrainConfig other = t;
+    other.seed = 99;
+    Trainer c(TaskKind::Addition, m, other);
+    EXPECT_NE(a.stepOnce(), c.stepOnce());
+}
+
+TEST(Trainer, CheckpointRoundTripAndResumedCurve) {
+    const ModelConfig m = tinyModel();
+    const TrainConfig t = tinyTrain(Objective::Lm);
+    std::vector<double> straight;
+    {
+        Trainer trainer(TaskKind::Reversal, m, t);
+        for (int i = 0; i < 8; ++i) {
+            straight.push_back(trainer.stepOnce());
+        }
+    }
+    const fs::path path = tempPath("resume.pt");
+    torch::Tensor logitsBefore;
+    const auto probe = torch::randint(0, 96, {2, 12}, torch::kLong);
+    {
+        Trainer trainer(TaskKind::Reversal, m, t);
+        for (int i = 0; i < 4; ++i) {
+            EXPECT_EQ(trainer.stepOnce(), straight[i]);
+        }
+        trainer.saveCheckpoint(path);
+        trainer.model().eval();
+        torch::NoGradGuard noGrad;
+        logitsBefore = trainer.model().forward(probe);
+    }
+    torch::manual_seed(12345);  // the global generator must not matter to the resumed run
+    auto resumed = Trainer::resume(path);
+    EXPECT_EQ(resumed->step(), 4);
+    {
+        resumed->model().eval();
+        torch::NoGradGuard noGrad;
+        EXPECT_TRUE(torch::equal(resumed->model().forward(probe), logitsBefore));
+        resumed->model().train();
+    }
+    for (int i = 4; i < 8; ++i) {
+        EXPECT_EQ(resumed->stepOnce(), straight[i]) << "step " << i;
+    }
+    fs::remove(path);
+}
+
+TEST(Trainer, RejectsCorruptCheckpoints) {
+    const ModelConfig m = tinyModel();
+    Trainer trainer(TaskKind::Addition, m, tinyTrain());
+    const fs::path good = tempPath("good.pt");
+    trainer.saveCheckpoint(good);
+    const auto bytes = fs::file_size(good);
+
+    const fs::path truncated = tempPath("truncated.pt");
+    fs::copy_file(good, truncated, fs::copy_options::overwrite_existing);
+    fs::resize_file(truncated, bytes / 2);
+    const fs::path garbage = tempPath("garbage.pt");
+    std::ofstream(garbage) << "this is not a checkpoint at all";
+    const fs::path foreign = tempPath("weights.pt");
+    trainer.saveBestWeightsForPython(foreign);  // a valid torch file, but not a checkpoint
+    const fs::path missing = tempPath("missing.pt");
+
+    for (const auto& path : {truncated, garbage, foreign, missing}) {
+        try {
+            Trainer::resume(path);
+            ADD_FAILURE() << path << " was accepted";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+        }
+    }
+    // a checkpoint of another model shape: names the weight
+    ModelConfig wider = m;
+    wider.nEmbd = 64;
+    Gpt other(wider);
+    try {
+        loadWeights(good, *other);
+        ADD_FAILURE() << "shape mismatch accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("has shape"), std::string::npos) << e.what();
+    }
+    for (const auto& path : {good, truncated, garbage, foreign}) {
+        fs::remove(path);
+    }
+}
+
+TEST(Trainer, PythonWeightsHaveNanoGptNames) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), tinyTrain());
+    const fs::path path = tempPath("python.pt");
+    trainer.saveBestWeightsForPython(path);
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    const auto dict = torch::pickle_load(bytes).toGenericDict();
+    EXPECT_TRUE(dict.contains("transformer.h.1.attn.c_attn.weight"));
+    EXPECT_TRUE(dict.contains("lm_head.weight"));
+    EXPECT_TRUE(torch::equal(dict.at("lm_head.weight").toTensor(),
+                             dict.at("transformer.wte.weight").toTensor()));
+    fs::remove(path);
+}
+
+TEST(Trainer, StopAndPauseFromAnotherThread) {
+    TrainConfig t = tinyTrain();
+    t.steps = 100000;
+    t.decaySteps = 100000;
+    t.evalEvery = 100000;
+    t.snapshotEvery = 100000;
+    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    std::atomic<bool> started{false};
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot&) { started = true; };
+    TrainOutcome outcome;
+    std::thread worker([&] { outcome = trainer.run(callbacks); });
+    while (!started) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    trainer.setPaused(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int pausedAt = trainer.step();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_LE(trainer.step(), pausedAt + 1);  // at most the step in flight finished
+    trainer.setPaused(false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_GT(trainer.step(), pausedAt + 1);
+    const auto stopAsked = std::chrono::steady_clock::now();
+    trainer.requestStop();
+    worker.join();
+    const double stopSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stopAsked).count();
+    EXPECT_EQ(outcome.reason, StopReason::Stopped);
+    EXPECT_LT(outcome.step, 100000);
+    EXPECT_LT(stopSeconds, 1.0);  // one tiny step, not the rest of the run
+}
+
+TEST(Trainer, NonFiniteLossStopsWithAReason) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), tinyTrain());
+    {
+        torch::NoGradGuard noGrad;
+        trainer.model().named_parameters()["transformer.h.0.mlp.c_fc.weight"].fill_(NAN);
+    }
+    const TrainOutcome outcome = trainer.run({});
+    EXPECT_EQ(outcome.reason, StopReason::NonFinite);
+    EXPECT_EQ(outcome.step, 0);
+    EXPECT_NE(outcome.message.find("NaN"), std::string::npos) << outcome.message;
+}
+
+TEST(Trainer, Bf16TrainsAndSnapshotsHaveEveryLayer) {
+    TrainConfig t = tinyTrain();
+    t.precision = Precision::Bf16;
+    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    std::vector<Snapshot> snapshots;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
+    const TrainOutcome outcome = trainer.run(callbacks);
+    EXPECT_EQ(outcome.reason, StopReason::Completed);
+    ASSERT_EQ(snapshots.size(), 3u);  // steps 0, 10, 20
+    EXPECT_EQ(snapshots[0].step, 0);
+    EXPECT_EQ(snapshots[2].step, 20);
+    EXPECT_TRUE(std::isfinite(snapshots[2].trainLoss));
+    EXPECT_GT(snapshots[2].tokensPerSecond, 0.0);
+    EXPECT_EQ(snapshots[2].eval.step, 20);
+    EXPECT_EQ(snapshots[1].analysis.rows.size(), 1u + 3u * 2u);
+    EXPECT_EQ(snapshots[1].analysis.rows[0].promptMatrices.size(), 2u);
+    EXPECT_EQ(snapshots[1].analysis.samples, 8);
+}
+
+}  // namespace
+}  // namespace nope

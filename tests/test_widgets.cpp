@@ -1,0 +1,320 @@
+// The window and its panels, headless (QT_QPA_PLATFORM=offscreen): the form's checks, the
+// heatmaps after Initialize (compared with the model's own matrices), live curves during a short
+// run, scrubbing, exports, problems shown in the window, reopening a run folder, closing while
+// training.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <cmath>
+
+#include "config_form.h"
+#include "curve_panel.h"
+#include "heatmap_grid.h"
+#include "main_window.h"
+#include "meta_types.h"
+#include "qcp.h"
+#include "run_controls.h"
+#include "score_table.h"
+#include "training/trainer.h"
+
+namespace nope {
+namespace {
+
+using gui::MainWindow;
+using gui::TrainingController;
+
+RunSpec tinySpec() {
+    RunSpec spec;
+    spec.task = TaskKind::Addition;
+    spec.preset = "custom";
+    spec.model.nLayer = 2;
+    spec.model.nHead = 2;
+    spec.model.nEmbd = 32;
+    spec.model.dropout = 0.0;
+    spec.train.objective = Objective::Answer;
+    spec.train.batchSize = 16;
+    spec.train.steps = 20;
+    spec.train.decaySteps = 20;
+    spec.train.warmupSteps = 2;
+    spec.train.learningRate = 1e-3;
+    spec.train.evalEvery = 10;
+    spec.train.evalSamples = 30;
+    spec.train.snapshotEvery = 5;
+    spec.train.analysisSamples = 8;
+    spec.train.keepPrompts = 2;
+    spec.train.threads = 1;
+    spec.train.data = {300, 100, 3};
+    return spec;
+}
+
+// Processes events until `done` or the timeout; returns done().
+template <typename F>
+bool waitFor(F done, int milliseconds = 60000) {
+    QElapsedTimer clock;
+    clock.start();
+    while (!done() && clock.elapsed() < milliseconds) {
+        QTest::qWait(20);
+    }
+    return done();
+}
+
+void typeInto(QLineEdit* edit, const QString& text) {
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+}
+
+bool sameFloat(double shown, float expected) {
+    return std::fabs(shown - expected) < 1e-5;
+}
+
+TEST(Form, RejectsBadValuesWithAMessageAndDisablesTrain) {
+    MainWindow window;
+    ui::ConfigForm* form = window.form();
+    ASSERT_TRUE(form->isValid()) << form->errors().join("; ").toStdString();
+    EXPECT_TRUE(window.controls()->trainButton()->isEnabled());
+
+    typeInto(form->field("dim"), "100");  // the quick preset has 4 heads... use 6 below
+    typeInto(form->field("heads"), "6");
+    EXPECT_FALSE(form->isValid());
+    EXPECT_TRUE(form->fieldError("dim").contains("not divisible"))
+        << form->fieldError("dim").toStdString();
+    EXPECT_FALSE(window.controls()->trainButton()->isEnabled());
+    EXPECT_FALSE(window.controls()->initializeButton()->isEnabled());
+
+    typeInto(form->field("dim"), "96");
+    EXPECT_TRUE(form->isValid());
+    EXPECT_TRUE(form->fieldError("dim").isEmpty());
+    EXPECT_TRUE(window.controls()->trainButton()->isEnabled());
+
+    typeInto(form->field("lr"), "fast");
+    EXPECT_EQ(form->fieldError("lr"), "'fast' is not a number");
+    typeInto(form->field("lr"), "0.001");
+    typeInto(form->field("init-std"), "0");
+    EXPECT_TRUE(form->fieldError("init-std").contains("greater than 0"));
+    typeInto(form->field("init-std"), "0.02");
+    typeInto(form->field("steps"), "-5");
+    EXPECT_TRUE(form->fieldError("steps").contains("outside the allowed"));
+    typeInto(form->field("steps"), "100");
+    EXPECT_TRUE(form->isValid()) << form->errors().join("; ").toStdString();
+}
+
+TEST(Form, PresetsFillTheFormAndSessionsRoundTrip) {
+    ui::ConfigForm form;
+    form.setSpec(tinySpec());
+    EXPECT_EQ(form.field("layers")->text(), "2");
+    const QByteArray session = form.sessionJson();
+    ui::ConfigForm other;
+    EXPECT_TRUE(other.loadSessionJson(session).isEmpty());
+    EXPECT_EQ(other.field("dim")->text(), "32");
+    EXPECT_EQ(toJson(other.spec()), toJson(form.spec()));
+    EXPECT_FALSE(other.loadSessionJson("{\"task\": \"sorting\"}").isEmpty());
+    EXPECT_EQ(other.field("dim")->text(), "32");  // unchanged after a failed load
+}
+
+TEST(Window, InitializeFillsEveryHeatmapWithTheModelsMatrices) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    window.show();
+    QTest::mouseClick(window.controls()->initializeButton(), Qt::LeftButton);
+    ASSERT_TRUE(waitFor([&] {
+        return !window.history().empty() && window.redrawCount() > 0 &&
+               window.heatmaps()->heatmaps().size() == 3;
+    }));
+    QTest::qWait(250);  // the last redraw
+
+    // The same model, built here independently from the same spec and seed.
+    const RunSpec spec = tinySpec();
+    Trainer reference(spec.task, spec.model, spec.train);
+    const Analysis expected = reference.analyze();
+    const ui::HeatmapGrid* grid = window.heatmaps();
+    ASSERT_EQ(grid->heatmaps().size(), 3u);  // embedding, layer 1, layer 2 of the attn point
+    const int T = expected.seqLen;
+    const std::pair<CapturePoint, int> order[] = {
+        {CapturePoint::Embedding, 0}, {CapturePoint::Attn, 1}, {CapturePoint::Attn, 2}};
+    for (int m = 0; m < 3; ++m) {
+        const LayerScores* row = expected.find(order[m].first, order[m].second);
+        ASSERT_NE(row, nullptr);
+        for (int i = 0; i < T; ++i) {
+            for (int j = 0; j < T; ++j) {
+                const double shown = grid->shownValue(m, i, j);
+                if (j > i) {
+                    EXPECT_TRUE(std::isnan(shown)) << "future cell " << i << "," << j;
+                } else {
+                    ASSERT_TRUE(sameFloat(shown, row->meanMatrix[static_cast<size_t>(i) * T + j]))
+                        << "map " << m << " cell " << i << "," << j;
+                }
+            }
+        }
+        EXPECT_TRUE(
+            grid->heatmaps()[m].title.contains(QString::number(row->adjacencyMean, 'f', 3)));
+    }
+    EXPECT_EQ(window.scores()->rowCount(), 1);  // init only
+}
+
+TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    QTest::mouseClick(window.controls()->trainButton(), Qt::LeftButton);
+    ASSERT_TRUE(waitFor([&] { return finished.count() == 1; }));
+    QTest::qWait(250);
+    const auto& history = window.history();
+    ASSERT_EQ(history.size(), 5u);  // steps 0, 5, 10, 15, 20
+    EXPECT_EQ(history.back().step, 20);
+    QCustomPlot* adjacency = window.curves()->adjacencyPlot();
+    ASSERT_EQ(adjacency->graphCount(), 3);  // embedding, layer 1, layer 2
+    const QCPGraph* layer1 = adjacency->graph(1);
+    ASSERT_EQ(layer1->dataCount(), 5);
+    for (int k = 0; k < 5; ++k) {
+        EXPECT_DOUBLE_EQ(layer1->data()->at(k)->key, history[static_cast<size_t>(k)].step);
+        EXPECT_DOUBLE_EQ(
+            layer1->data()->at(k)->value,
+            history[static_cast<size_t>(k)].analysis.find(CapturePoint::Attn, 1)->adjacencyMean);
+    }
+    QCustomPlot* training = window.curves()->trainingPlot();
+    EXPECT_EQ(training->graph(0)->dataCount(), 4);  // train loss from step 5 on
+    EXPECT_EQ(training->graph(1)->dataCount(), 3);  // test loss at steps 0, 10, 20
+    EXPECT_GE(window.scores()->rowCount(), 2);      // init and the current step
+
+    // scrub back to step 0: the heatmaps show that snapshot's matrices
+    window.stepSlider()->setValue(0);
+    QTest::qWait(250);
+    const auto& first = history.front().analysis.find(CapturePoint::Attn, 1)->meanMatrix;
+    EXPECT_TRUE(sameFloat(window.heatmaps()->shownValue(1, 3, 1),
+                          first[3 * history.front().analysis.seqLen + 1]));
+
+    // the run folder it wrote opens again in a fresh window, with the same snapshots
+    const QString folder = window.runFolder();
+    ASSERT_FALSE(folder.isEmpty());
+    MainWindow reopened;
+    reopened.openRunFolder(folder);
+    EXPECT_TRUE(reopened.problem().isEmpty()) << reopened.problem().toStdString();
+    ASSERT_EQ(reopened.history().size(), 5u);
+    EXPECT_EQ(reopened.form()->field("dim")->text(), "32");
+    QTest::qWait(250);
+    EXPECT_EQ(reopened.curves()->adjacencyPlot()->graph(1)->dataCount(), 5);
+    QDir(folder).removeRecursively();
+}
+
+TEST(Window, ExportWritesValidFiguresAndTables) {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    window.show();
+    window.initializeModel();
+    ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));
+    QTest::qWait(250);
+    const QStringList problems = window.exportAll(dir.path(), 2.0);
+    ASSERT_TRUE(problems.isEmpty()) << problems.join("\n").toStdString();
+    const QDir d(dir.path());
+    for (const QString& name :
+         {QString("heatmaps"), QString("adjacency_curves"), QString("training_curves")}) {
+        QImage png(d.filePath(name + ".png"));
+        EXPECT_FALSE(png.isNull()) << name.toStdString();
+        EXPECT_GE(png.width(), 400) << name.toStdString();  // twice the on-screen size
+        QFile pdf(d.filePath(name + ".pdf"));
+        ASSERT_TRUE(pdf.open(QIODevice::ReadOnly));
+        const QByteArray pdfBytes = pdf.readAll();
+        EXPECT_TRUE(pdfBytes.startsWith("%PDF-")) << name.toStdString();
+        EXPECT_TRUE(pdfBytes.trimmed().endsWith("%%EOF")) << name.toStdString();
+        QFile svg(d.filePath(name + ".svg"));
+        ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&svg);
+        bool sawSvg = false;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement &&
+                xml.name() == QLatin1String("svg")) {
+                sawSvg = true;
+            }
+        }
+        EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+        EXPECT_TRUE(sawSvg);
+    }
+    QFile csv(d.filePath("scores.csv"));
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+    EXPECT_EQ(lines.front(), "stage,point,layer,adjacency_mean,adjacency_std");
+    ASSERT_EQ(lines.size(), 4);  // init: embedding, layer 1, layer 2
+    for (const QString& line : lines) {
+        EXPECT_EQ(line.count(','), 4) << line.toStdString();
+    }
+    for (const char* name : {"scores.json", "config.json"}) {
+        QFile f(d.filePath(name));
+        ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        QJsonDocument::fromJson(f.readAll(), &error);
+        EXPECT_EQ(error.error, QJsonParseError::NoError) << name;
+    }
+    QFile md(d.filePath("scores.md"));
+    ASSERT_TRUE(md.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(md.readAll().startsWith("| stage |"));
+    // an export into a place that cannot be written reports the problem
+    EXPECT_FALSE(window.exportAll("/proc/no-such-place/export", 1.0).isEmpty());
+}
+
+TEST(Window, ProblemsAreShownAndTheWindowStaysUsable) {
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.pt");
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("not a checkpoint");
+    f.close();
+    MainWindow window;
+    QSignalSpy failed(window.controller(), &TrainingController::failed);
+    window.controller()->loadCheckpoint(bad);
+    ASSERT_TRUE(waitFor([&] { return failed.count() == 1; }));
+    EXPECT_TRUE(window.problem().contains(bad)) << window.problem().toStdString();
+    EXPECT_TRUE(window.controls()->initializeButton()->isEnabled());
+    window.openRunFolder(dir.filePath("nothing-here"));
+    EXPECT_TRUE(window.problem().contains("Cannot open the run folder"));
+}
+
+TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
+    MainWindow window;
+    RunSpec spec = tinySpec();
+    spec.train.steps = 100000;
+    spec.train.decaySteps = 100000;
+    spec.train.evalEvery = 100000;
+    spec.train.snapshotEvery = 100000;
+    window.form()->setSpec(spec);
+    window.show();
+    window.startTraining();
+    ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));
+    QTest::qWait(300);
+    EXPECT_EQ(window.controller()->state(), TrainingController::State::Training);
+    QElapsedTimer clock;
+    clock.start();
+    window.close();
+    EXPECT_LT(clock.elapsed(), 2000);
+    EXPECT_FALSE(window.isVisible());
+    QDir(window.runFolder()).removeRecursively();
+}
+
+}  // namespace
+}  // namespace nope
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    QApplication app(argc, argv);
+    nope::gui::registerMetaTypes();
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

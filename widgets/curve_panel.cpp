@@ -1,0 +1,152 @@
+#include "curve_panel.h"
+
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "qcp.h"
+
+#include "plot_style.h"
+
+namespace nope::ui {
+
+namespace {
+
+QCPItemStraightLine* makeMarker(QCustomPlot* plot) {
+    auto* line = new QCPItemStraightLine(plot);
+    line->setPen(QPen(QColor(200, 60, 60, 160), 1, Qt::DashLine));
+    line->setVisible(false);
+    return line;
+}
+
+void placeMarker(QCPItemStraightLine* line, int step) {
+    line->point1->setCoords(step, 0);
+    line->point2->setCoords(step, 1);
+    line->setVisible(step >= 0);
+}
+
+}  // namespace
+
+CurvePanel::CurvePanel(QWidget* parent)
+    : QWidget(parent), m_adjacency(new QCustomPlot(this)), m_training(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_adjacency, 1);
+    layout->addWidget(m_training, 1);
+    for (QCustomPlot* plot : {m_adjacency, m_training}) {
+        plot->setMinimumHeight(150);
+        plot->legend->setVisible(true);
+        plot->legend->setFont(QFont("sans", 8));
+        plot->xAxis->setLabel("step");
+        plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    }
+    m_adjacency->yAxis->setLabel("adjacency score");
+    m_adjacency->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    m_training->yAxis->setLabel("loss");
+    m_training->yAxis2->setVisible(true);
+    m_training->yAxis2->setLabel("test accuracy (%)");
+    m_training->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignTop);
+    m_adjacencyMarker = makeMarker(m_adjacency);
+    m_trainingMarker = makeMarker(m_training);
+    applyPlotTheme(m_adjacency, palette());
+    applyPlotTheme(m_training, palette());
+}
+
+void CurvePanel::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(m_adjacency, palette());
+        applyPlotTheme(m_training, palette());
+        m_adjacency->replot(QCustomPlot::rpQueuedReplot);
+        m_training->replot(QCustomPlot::rpQueuedReplot);
+    }
+    QWidget::changeEvent(event);
+}
+
+void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint point, int marker) {
+    const bool dark = isDark(palette());
+    // adjacency: one graph per layer present in the snapshots for this point
+    int layers = 0;
+    for (const auto& s : history) {
+        layers = std::max(layers, s.analysis.layerCount());
+    }
+    const int first = point == CapturePoint::Embedding ? 0 : 1;
+    const int last = point == CapturePoint::Embedding ? 0 : layers;
+    const bool withEmbedding = point != CapturePoint::Embedding;
+    const int graphs = (last - first + 1) + (withEmbedding ? 1 : 0);
+    if (m_adjacency->graphCount() != graphs) {
+        m_adjacency->clearGraphs();
+        for (int g = 0; g < graphs; ++g) {
+            m_adjacency->addGraph();
+        }
+    }
+    int g = 0;
+    auto fill = [&](CapturePoint p, int layer, const QString& name) {
+        QVector<double> steps, values;
+        for (const auto& s : history) {
+            if (const LayerScores* row = s.analysis.find(p, layer)) {
+                steps.push_back(s.step);
+                values.push_back(row->adjacencyMean);
+            }
+        }
+        QCPGraph* graph = m_adjacency->graph(g++);
+        graph->setData(steps, values, /*alreadySorted=*/true);
+        graph->setName(name);
+        graph->setPen(QPen(layerColor(layer, layers, dark), layer == 0 ? 1.5 : 2.0,
+                           layer == 0 ? Qt::DashLine : Qt::SolidLine));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    };
+    if (withEmbedding) {
+        fill(CapturePoint::Embedding, 0, "embedding");
+    }
+    for (int layer = first; layer <= last; ++layer) {
+        fill(point, layer,
+             layer == 0
+                 ? "embedding"
+                 : QString("%1 layer %2").arg(QString::fromStdString(toString(point))).arg(layer));
+    }
+    m_adjacency->xAxis->rescale();
+    m_adjacency->yAxis->setRange(0.0, 1.02);
+    placeMarker(m_adjacencyMarker, marker);
+
+    // training curves
+    if (m_training->graphCount() != 3) {
+        m_training->clearGraphs();
+        m_training->addGraph();
+        m_training->addGraph();
+        m_training->addGraph(m_training->xAxis, m_training->yAxis2);
+    }
+    QVector<double> steps, train, testSteps, test, accuracy;
+    for (const auto& s : history) {
+        if (std::isfinite(s.trainLoss)) {
+            steps.push_back(s.step);
+            train.push_back(s.trainLoss);
+        }
+        const bool newEvaluation = testSteps.isEmpty() || s.eval.step > testSteps.back();
+        if (std::isfinite(s.eval.testLoss) && newEvaluation) {
+            testSteps.push_back(s.eval.step);
+            test.push_back(s.eval.testLoss);
+            accuracy.push_back(s.eval.accuracy);
+        }
+    }
+    m_training->graph(0)->setData(steps, train, true);
+    m_training->graph(0)->setName("train loss");
+    m_training->graph(0)->setPen(QPen(dark ? QColor(100, 170, 255) : QColor(30, 90, 200), 2));
+    m_training->graph(1)->setData(testSteps, test, true);
+    m_training->graph(1)->setName("test loss");
+    m_training->graph(1)->setPen(QPen(dark ? QColor(255, 170, 80) : QColor(220, 120, 20), 2));
+    m_training->graph(2)->setData(testSteps, accuracy, true);
+    m_training->graph(2)->setName("test accuracy (%)");
+    m_training->graph(2)->setPen(
+        QPen(dark ? QColor(120, 220, 120) : QColor(30, 150, 60), 2, Qt::DashLine));
+    m_training->xAxis->rescale();
+    m_training->yAxis->rescale();
+    if (m_training->yAxis->range().lower > 0) {
+        m_training->yAxis->setRangeLower(0);
+    }
+    m_training->yAxis2->setRange(0, 100);
+    placeMarker(m_trainingMarker, marker);
+    m_adjacency->replot(QCustomPlot::rpQueuedReplot);
+    m_training->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace nope::ui

@@ -1,0 +1,40 @@
+// Curves over training steps: the adjacency score of every layer (one line per layer, with a
+// legend) for one capture point, and the train loss, test loss and test accuracy. A vertical
+// line marks the step shown in the heatmaps.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+#include "model/capture_point.h"
+#include "run/snapshot.h"
+
+class QCustomPlot;
+class QCPItemStraightLine;
+
+namespace nope::ui {
+
+class CurvePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CurvePanel(QWidget* parent = nullptr);
+
+    // Redraws from the whole history (snapshots by step); `marker` is the step to mark.
+    void setHistory(const std::vector<Snapshot>& history, CapturePoint point, int marker);
+
+    QCustomPlot* adjacencyPlot() const { return m_adjacency; }
+    QCustomPlot* trainingPlot() const { return m_training; }
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    QCustomPlot* m_adjacency;
+    QCustomPlot* m_training;
+    QCPItemStraightLine* m_adjacencyMarker = nullptr;
+    QCPItemStraightLine* m_trainingMarker = nullptr;
+};
+
+}  // namespace nope::ui

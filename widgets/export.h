@@ -1,0 +1,39 @@
+// Saving figures and text from the window. Every write goes to a temporary file first and is
+// renamed into place, so a failed export never leaves a half-written file. Each function returns
+// an empty string on success, else a message naming the file and the cause.
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include "table_data.h"
+
+class QCustomPlot;
+
+namespace nope::ui {
+
+// By suffix: .png (at `scale` times the plot's size on screen), .pdf or .svg (vector).
+QString savePlot(QCustomPlot* plot, const QString& path, double scale = 1.0);
+QString saveText(const QString& path, const QByteArray& data);
+
+// The suffixes savePlot understands.
+bool isPlotFormat(const QString& suffix);
+
+// A table in the format its suffix names: .csv, .json or .md.
+QString saveTable(const QString& path, const TableData& table);
+
+// Everything the window shows, for "Export all".
+struct ExportSet {
+    QCustomPlot* heatmaps = nullptr;
+    QCustomPlot* adjacencyCurves = nullptr;
+    QCustomPlot* trainingCurves = nullptr;
+    TableData scores;
+    QByteArray config;  // the run's settings as JSON
+};
+
+// Writes heatmaps, adjacency_curves and training_curves as .png (at `scale`), .pdf and .svg,
+// scores as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
+QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
+
+}  // namespace nope::ui

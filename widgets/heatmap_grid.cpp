@@ -1,0 +1,206 @@
+#include "heatmap_grid.h"
+
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+#include "qcp.h"
+
+#include "plot_style.h"
+
+namespace nope::ui {
+
+HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMouseTracking(true);
+    m_plot->setMinimumSize(320, 200);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const QString text = describeAt(event->pos());
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+        } else {
+            QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+        }
+    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
+        for (size_t k = 0; k < m_rects.size(); ++k) {
+            if (m_rects[k]->rect().contains(event->pos())) {
+                Q_EMIT enlargeRequested(static_cast<int>(k));
+                return;
+            }
+        }
+    });
+}
+
+void HeatmapGrid::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(m_plot, palette());
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    QWidget::changeEvent(event);
+}
+
+void HeatmapGrid::setFixedRange(bool fixed) {
+    m_fixedRange = fixed;
+    fillData();
+}
+
+void HeatmapGrid::setColumns(int columns) {
+    m_columns = columns;
+    m_layoutCount = -1;
+    setHeatmaps(m_maps);
+}
+
+void HeatmapGrid::setHeatmaps(std::vector<Heatmap> maps) {
+    m_maps = std::move(maps);
+    const int size = m_maps.empty() ? 0 : m_maps.front().size;
+    if (static_cast<int>(m_maps.size()) != m_layoutCount || size != m_layoutSize) {
+        rebuildLayout();
+    }
+    fillData();
+}
+
+void HeatmapGrid::rebuildLayout() {
+    m_plot->plotLayout()->clear();  // deletes axis rects, maps' axes and the scale
+    m_plot->clearPlottables();
+    m_rects.clear();
+    m_colorMaps.clear();
+    m_scale = nullptr;
+    m_layoutCount = static_cast<int>(m_maps.size());
+    m_layoutSize = m_maps.empty() ? 0 : m_maps.front().size;
+    if (m_maps.empty()) {
+        m_plot->replot();
+        return;
+    }
+    const int n = static_cast<int>(m_maps.size());
+    const int columns = m_columns > 0 ? m_columns : (n <= 4 ? n : (n + 1) / 2);
+    auto* grid = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(0, 0, grid);
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(0, 1, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setLabel("cosine similarity");
+    m_scale->setGradient(heatmapGradient());
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
+    auto* margins = new QCPMarginGroup(m_plot);
+    for (int k = 0; k < n; ++k) {
+        auto* cell = new QCPLayoutGrid;
+        grid->addElement(k / columns, k % columns, cell);
+        auto* title = new QCPTextElement(m_plot, m_maps[k].title, QFont("sans", 9));
+        cell->addElement(0, 0, title);
+        auto* rect = new QCPAxisRect(m_plot);
+        cell->addElement(1, 0, rect);
+        cell->setRowStretchFactor(0, 0.001);
+        rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        y->setRangeReversed(true);  // query 0 at the top, like a matrix
+        x->setLabel("j (earlier token)");
+        y->setLabel("i");
+        for (QCPAxis* axis : {x, y}) {
+            axis->grid()->setVisible(false);
+            axis->setTickLabelFont(QFont("sans", 7));
+            axis->setLabelFont(QFont("sans", 7));
+        }
+        auto* map = new QCPColorMap(x, y);
+        map->setInterpolate(false);
+        map->setTightBoundary(false);
+        map->setColorScale(m_scale);
+        m_rects.push_back(rect);
+        m_colorMaps.push_back(map);
+    }
+    applyPlotTheme(m_plot, palette());
+}
+
+void HeatmapGrid::fillData() {
+    if (m_colorMaps.empty()) {
+        return;
+    }
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (size_t k = 0; k < m_maps.size(); ++k) {
+        const Heatmap& h = m_maps[k];
+        QCPColorMap* map = m_colorMaps[k];
+        const int T = h.size;
+        map->data()->setSize(T, T);
+        map->data()->setRange(QCPRange(0, T - 1), QCPRange(0, T - 1));
+        for (int i = 0; i < T; ++i) {
+            for (int j = 0; j < T; ++j) {
+                const bool future = j > i;
+                const double v = future ? std::nan("") : h.values[static_cast<size_t>(i) * T + j];
+                map->data()->setCell(j, i, v);
+                if (!future && std::isfinite(v)) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            }
+        }
+        // the title element is the first element of the rect's parent cell
+        if (auto* cell = qobject_cast<QCPLayoutGrid*>(m_rects[k]->layout())) {
+            if (auto* title = qobject_cast<QCPTextElement*>(cell->element(0, 0))) {
+                title->setText(h.title);
+            }
+        }
+        QCPAxis* x = m_rects[k]->axis(QCPAxis::atBottom);
+        QCPAxis* y = m_rects[k]->axis(QCPAxis::atLeft);
+        if (h.tokens.size() == T) {
+            QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+            for (int t = 0; t < T; ++t) {
+                ticker->addTick(t, h.tokens[t]);
+            }
+            x->setTicker(ticker);
+            y->setTicker(ticker);
+        } else {
+            QSharedPointer<QCPAxisTicker> ticker(new QCPAxisTicker);
+            ticker->setTickCount(4);
+            x->setTicker(ticker);
+            y->setTicker(ticker);
+        }
+        x->setRange(-0.5, T - 0.5);
+        y->setRange(-0.5, T - 0.5);
+    }
+    if (m_fixedRange || !std::isfinite(lo)) {
+        lo = -1.0;
+        hi = 1.0;
+    } else if (hi - lo < 1e-6) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    m_scale->setDataRange(QCPRange(lo, hi));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double HeatmapGrid::shownValue(int map, int i, int j) const {
+    return m_colorMaps.at(static_cast<size_t>(map))->data()->cell(j, i);
+}
+
+QString HeatmapGrid::describeAt(const QPoint& position) const {
+    for (size_t k = 0; k < m_rects.size(); ++k) {
+        if (!m_rects[k]->rect().contains(position)) {
+            continue;
+        }
+        const Heatmap& h = m_maps[k];
+        const int j = static_cast<int>(
+            std::lround(m_rects[k]->axis(QCPAxis::atBottom)->pixelToCoord(position.x())));
+        const int i = static_cast<int>(
+            std::lround(m_rects[k]->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
+        if (i < 0 || j < 0 || i >= h.size || j >= h.size) {
+            return {};
+        }
+        auto label = [&](int t) {
+            return h.tokens.size() == h.size ? QString("%1 (%2)").arg(t).arg(h.tokens[t])
+                                             : QString::number(t);
+        };
+        const QString value =
+            j > i ? QString("future token, not attended")
+                  : QString::number(h.values[static_cast<size_t>(i) * h.size + j], 'f', 4);
+        return QString("%1\ni = %2, j = %3: %4")
+            .arg(h.title.section("  ", 0, 0), label(i), label(j), value);
+    }
+    return {};
+}
+
+}  // namespace nope::ui

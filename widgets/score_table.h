@@ -1,0 +1,32 @@
+// The score table, as in the paper: rows init, current (and best); columns embedding and layer
+// 1..L; each cell the adjacency score's mean ± std over the analysed prompts, for one capture
+// point (the embedding column always shows the embedding).
+#pragma once
+
+#include <QTableWidget>
+
+#include "analysis/analysis.h"
+#include "table_data.h"
+
+namespace nope::ui {
+
+struct ScoreRow {
+    QString label;             // "init", "step 750", "best (step 500)"
+    const Analysis* analysis;  // may be null: the row is skipped
+};
+
+class ScoreTable : public QTableWidget {
+    Q_OBJECT
+
+public:
+    explicit ScoreTable(QWidget* parent = nullptr);
+
+    void setScores(const std::vector<ScoreRow>& rows, CapturePoint point);
+    // The table for export: the means and stds in separate columns.
+    TableData tableData() const { return m_data; }
+
+private:
+    TableData m_data;
+};
+
+}  // namespace nope::ui
