@@ -79,6 +79,19 @@ void printFinalTable(const Analysis& init, const Analysis& trained,
     std::printf("(%s)\n", trainedLabel.c_str());
 }
 
+// Exact-match accuracy of the last evaluation by the length of the expected answer.
+void printByLength(const EvalResult& eval) {
+    if (eval.byLength.empty()) {
+        return;
+    }
+    std::printf("\ntest accuracy by answer length (step %d):", eval.step);
+    for (const auto& b : eval.byLength) {
+        std::printf("  %d: %.1f%% of %d", b.answerLength,
+                    b.total > 0 ? 100.0 * b.correct / b.total : 0.0, b.total);
+    }
+    std::printf("\n");
+}
+
 std::vector<std::string> names(const std::vector<TaskKind>& tasks) {
     std::vector<std::string> out;
     for (TaskKind t : tasks) {
@@ -250,6 +263,7 @@ int runTrain(const Args& args) {
                                         fixed(outcome.bestAccuracy, 2) + "%"
                                   : "trained = last step";
     printFinalTable(initAnalysis, trained, label);
+    printByLength(trainer.lastEvaluation());
     std::printf(
         "\nwrote %s: config.json, metrics.csv, adjacency.csv, snapshots/, "
         "final_scores.csv, checkpoint.pt, best.pt, weights.pt\n",

@@ -1,6 +1,7 @@
 #include "automation.h"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QPixmap>
 #include <QPushButton>
@@ -10,6 +11,7 @@
 
 #include "config_form.h"
 #include "main_window.h"
+#include "theme.h"
 #include "training/presets.h"
 
 namespace nope::gui {
@@ -33,6 +35,23 @@ bool Automation::configure(const QStringList& arguments) {
                 std::fprintf(stderr, "nopescope: --steps: needs a positive integer\n");
                 return false;
             }
+        } else if (a == "--theme") {
+            m_theme = value();
+            if (m_theme != "system" && m_theme != "light" && m_theme != "dark") {
+                std::fprintf(stderr,
+                             "nopescope: --theme: '%s' is not allowed (allowed: system, "
+                             "light, dark)\n",
+                             qPrintable(m_theme));
+                return false;
+            }
+        } else if (a == "--close-after") {
+            bool ok = false;
+            m_closeAfter = value().toDouble(&ok);
+            if (!ok || m_closeAfter <= 0) {
+                std::fprintf(stderr,
+                             "nopescope: --close-after: needs a positive number of seconds\n");
+                return false;
+            }
         } else if (a == "--task") {
             m_task = value();
             if (!parseTask(m_task.toStdString())) {
@@ -43,7 +62,7 @@ bool Automation::configure(const QStringList& arguments) {
         } else {
             std::fprintf(stderr,
                          "nopescope: unknown option %s (allowed: --screenshots DIR, --measure, "
-                         "--steps N, --task T)\n",
+                         "--steps N, --task T, --theme NAME, --close-after S)\n",
                          qPrintable(a));
             return false;
         }
@@ -52,7 +71,10 @@ bool Automation::configure(const QStringList& arguments) {
 }
 
 void Automation::start() {
-    if (m_screenshots.isEmpty() && !m_measure) {
+    if (!m_theme.isEmpty()) {
+        ui::applyTheme(m_theme);
+    }
+    if (m_screenshots.isEmpty() && !m_measure && m_closeAfter <= 0) {
         return;
     }
     RunSpec spec{*parseTask(m_task.toStdString()), {}, {}, "quick"};
@@ -72,7 +94,16 @@ void Automation::start() {
     });
     connect(m_window.controller(), &TrainingController::finished, this,
             [this] { QTimer::singleShot(500, this, &Automation::finish); });
-    if (!m_screenshots.isEmpty()) {
+    if (m_closeAfter > 0) {
+        QTimer::singleShot(300, &m_window, &MainWindow::startTraining);
+        QTimer::singleShot(static_cast<int>(300 + 1000 * m_closeAfter), this, [this] {
+            std::printf("close requested at %lld ms (epoch), at step %d\n",
+                        static_cast<long long>(QDateTime::currentMSecsSinceEpoch()),
+                        m_window.controller()->modelStep());
+            std::fflush(stdout);
+            m_window.close();
+        });
+    } else if (!m_screenshots.isEmpty()) {
         QDir().mkpath(m_screenshots);
         QTimer::singleShot(500, &m_window, &MainWindow::initializeModel);
     } else {

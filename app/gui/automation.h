@@ -4,6 +4,9 @@
 //   --measure           train the quick preset for --steps N and print the longest event-loop
 //                       stall, the redraw rate and the throughput in the window; quit.
 //   --task T            the task for both (default addition).
+//   --theme NAME        system, light or dark (also without the options above).
+//   --close-after S     start training the quick preset, close the window after S seconds and
+//                       print the time of the close request (epoch ms) to time the exit.
 #pragma once
 
 #include <QElapsedTimer>
@@ -34,6 +37,8 @@ private:
     bool m_measure = false;
     int m_steps = 600;
     QString m_task = "addition";
+    QString m_theme;
+    double m_closeAfter = 0.0;
     bool m_initShot = false;
     QTimer m_probe;
     QElapsedTimer m_clock;

@@ -93,6 +93,7 @@ public:
     void saveBestWeightsForPython(const std::filesystem::path& path);
 
     int step() const { return m_step; }
+    const EvalResult& lastEvaluation() const { return m_lastEval; }
     TaskKind task() const { return m_task; }
     const ModelConfig& modelConfig() const { return m_modelConfig; }
     const TrainConfig& trainConfig() const { return m_trainConfig; }
