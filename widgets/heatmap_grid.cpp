@@ -100,7 +100,7 @@ void HeatmapGrid::rebuildLayout() {
         QCPAxis* y = rect->axis(QCPAxis::atLeft);
         y->setRangeReversed(true);  // query 0 at the top, like a matrix
         x->setLabel("j (earlier token)");
-        y->setLabel("i");
+        y->setLabel("i (token)");
         for (QCPAxis* axis : {x, y}) {
             axis->grid()->setVisible(false);
             axis->setTickLabelFont(QFont("sans", 7));

@@ -52,6 +52,13 @@ bool Automation::configure(const QStringList& arguments) {
                              "nopescope: --close-after: needs a positive number of seconds\n");
                 return false;
             }
+        } else if (a == "--snapshot-every") {
+            bool ok = false;
+            m_snapshotEvery = value().toInt(&ok);
+            if (!ok || m_snapshotEvery < 1) {
+                std::fprintf(stderr, "nopescope: --snapshot-every: needs a positive integer\n");
+                return false;
+            }
         } else if (a == "--task") {
             m_task = value();
             if (!parseTask(m_task.toStdString())) {
@@ -60,10 +67,11 @@ bool Automation::configure(const QStringList& arguments) {
                 return false;
             }
         } else {
-            std::fprintf(stderr,
-                         "nopescope: unknown option %s (allowed: --screenshots DIR, --measure, "
-                         "--steps N, --task T, --theme NAME, --close-after S)\n",
-                         qPrintable(a));
+            std::fprintf(
+                stderr,
+                "nopescope: unknown option %s (allowed: --screenshots DIR, --measure, "
+                "--steps N, --task T, --snapshot-every N, --theme NAME, --close-after S)\n",
+                qPrintable(a));
             return false;
         }
     }
@@ -84,7 +92,7 @@ void Automation::start() {
     spec.train.steps = m_steps;
     spec.train.decaySteps = m_steps;
     spec.train.evalEvery = std::max(1, m_steps / 6);
-    spec.train.snapshotEvery = std::max(1, m_steps / 12);
+    spec.train.snapshotEvery = m_snapshotEvery > 0 ? m_snapshotEvery : std::max(1, m_steps / 12);
     spec.train.stopAccuracy = 100.0;
     m_window.form()->setSpec(spec);
     m_window.resize(1600, 950);

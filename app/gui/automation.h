@@ -4,6 +4,7 @@
 //   --measure           train the quick preset for --steps N and print the longest event-loop
 //                       stall, the redraw rate and the throughput in the window; quit.
 //   --task T            the task for both (default addition).
+//   --snapshot-every N  snapshot interval of those runs (default steps / 12).
 //   --theme NAME        system, light or dark (also without the options above).
 //   --close-after S     start training the quick preset, close the window after S seconds and
 //                       print the time of the close request (epoch ms) to time the exit.
@@ -36,6 +37,7 @@ private:
     QString m_screenshots;
     bool m_measure = false;
     int m_steps = 600;
+    int m_snapshotEvery = 0;
     QString m_task = "addition";
     QString m_theme;
     double m_closeAfter = 0.0;

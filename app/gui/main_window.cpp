@@ -139,6 +139,8 @@ MainWindow::MainWindow(QWidget* parent)
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 2);
+    split->setSizes({330, 760, 480});
+    m_curves->setMinimumWidth(360);
 
     m_slider->setRange(0, 0);
     m_slider->setToolTip("scrub through the snapshots; at the right end it follows new ones");
