@@ -13,6 +13,7 @@
 #include "model/init.h"
 #include "tasks/vocab.h"
 #include "training/lr_schedule.h"
+#include "training/presets.h"
 #include "training/trainer.h"
 
 namespace nope {
@@ -71,6 +72,26 @@ TEST(Schedule, WarmupCosineFloor) {
     const TrainConfig paper;
     EXPECT_NEAR(learningRateAt(400, paper), 2.6441e-4, 1e-12);
     EXPECT_NEAR(learningRateAt(5000, paper), 2.6441e-5, 1e-12);
+}
+
+TEST(Presets, EveryPresetIsValidForEveryTask) {
+    for (TaskKind task : allTasks()) {
+        for (const std::string& name : presetNames()) {
+            const auto preset = makePreset(name, task);
+            ASSERT_TRUE(preset.has_value()) << name;
+            const FieldErrors errors = validate(RunSpec{task, preset->model, preset->train, name});
+            EXPECT_TRUE(errors.empty()) << name << " " << taskName(task) << ": "
+                                        << (errors.empty() ? "" : describe(errors.front()));
+            EXPECT_EQ(preset->train.decaySteps, preset->train.steps) << name;
+        }
+    }
+    const Preset paper = *makePreset("paper", TaskKind::Reversal);
+    EXPECT_EQ(parameterCount(paper.model), 10658688);
+    EXPECT_EQ(paper.train.batchSize, 256);
+    EXPECT_EQ(paper.train.windowLength, 256);
+    EXPECT_DOUBLE_EQ(paper.train.learningRate, 2.6441e-4);
+    EXPECT_EQ(paper.train.objective, Objective::Lm);
+    EXPECT_FALSE(makePreset("slow", TaskKind::Addition).has_value());
 }
 
 TEST(Optimizer, WeightDecayOnlyOnLinearWeights) {
