@@ -87,7 +87,9 @@ TEST(Tasks, EveryAnswerIsCorrect) {
         for (const auto* set : {&data.train, &data.test}) {
             for (const Example& e : *set) {
                 ASSERT_EQ(solve(task, e.prompt), e.answer) << e.text();
-                ASSERT_TRUE(isCorrect(task, e, e.answer + "\n"));
+                std::string wrong = e.answer;
+                wrong[0] = wrong[0] == '0' ? '1' : '0';
+                ASSERT_FALSE(isCorrect(task, e, wrong + "\n")) << e.text();
             }
         }
     }

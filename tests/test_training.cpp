@@ -10,10 +10,12 @@
 #include <iostream>
 #include <thread>
 
+#include "analysis/analyzer.h"
 #include "model/init.h"
 #include "tasks/vocab.h"
 #include "training/lr_schedule.h"
 #include "training/presets.h"
+#include "training/run_recorder.h"
 #include "training/trainer.h"
 
 namespace nope {
@@ -265,8 +267,8 @@ TEST(Trainer, SameSeedSameLossCurve) {
     }
     TrainConfig other = t;
     other.seed = 99;
-    Trainer c(TaskKind::Addition, m, other);
-    EXPECT_NE(a.stepOnce(), c.stepOnce());
+    Trainer c(TaskKind::Addition, m, other), d(TaskKind::Addition, m, t);
+    EXPECT_NE(c.stepOnce(), d.stepOnce());  // the first step of each: only the seed differs
 }
 
 TEST(Trainer, CheckpointRoundTripAndResumedCurve) {
@@ -404,6 +406,49 @@ TEST(Trainer, NonFiniteLossStopsWithAReason) {
     EXPECT_EQ(outcome.reason, StopReason::NonFinite);
     EXPECT_EQ(outcome.step, 0);
     EXPECT_NE(outcome.message.find("NaN"), std::string::npos) << outcome.message;
+}
+
+TEST(Trainer, EvaluationAndAnalysisStopWhenAsked) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), tinyTrain());
+    std::atomic<bool> cancel{true};
+    Evaluator evaluator(TaskKind::Addition, trainer.data().test, trainer.data().test,
+                        Objective::Answer, 48, false, torch::kCPU);
+    EXPECT_TRUE(evaluator.evaluate(trainer.model(), &cancel).cancelled);
+    cancel = false;
+    const EvalResult full = evaluator.evaluate(trainer.model(), &cancel);
+    EXPECT_FALSE(full.cancelled);
+    EXPECT_EQ(full.total, 200);
+    AnalysisOptions options;
+    std::atomic<bool> stop{true};
+    options.cancel = &stop;
+    const Analysis none = analyze(trainer.model(), trainer.prompts().tokens, options);
+    EXPECT_TRUE(none.cancelled);
+    EXPECT_EQ(none.samples, 0);
+}
+
+TEST(Trainer, NonFiniteStopKeepsTheLastGoodCheckpoint) {
+    const fs::path dir = tempPath("nonfinite");
+    fs::remove_all(dir);
+    {
+        Trainer trainer(TaskKind::Addition, tinyModel(), tinyTrain());
+        RunRecorder recorder(trainer, dir, trainer.configJson(), false);
+        recorder.finish(trainer.run(recorder.wrap({})));
+    }
+    ASSERT_EQ(readCheckpointState(dir / "checkpoint.pt").step, 20);
+    auto resumed = Trainer::resume(dir / "checkpoint.pt", /*steps=*/40);
+    {
+        torch::NoGradGuard noGrad;
+        resumed->model().named_parameters()["transformer.h.1.mlp.c_fc.weight"].fill_(NAN);
+    }
+    RunRecorder recorder(*resumed, dir, resumed->configJson(), /*continuing=*/true);
+    const TrainOutcome bad = resumed->run(recorder.wrap({}));
+    EXPECT_EQ(bad.reason, StopReason::NonFinite);
+    const RunRecorder::Final final = recorder.finish(bad);
+    EXPECT_EQ(readCheckpointState(dir / "checkpoint.pt").step, 20);  // not overwritten
+    EXPECT_NO_THROW(Trainer::resume(dir / "checkpoint.pt"));
+    EXPECT_FALSE(final.init.rows.empty());  // read back from init_analysis.json
+    EXPECT_EQ(final.init.samples, 200);     // finalSamples (256), capped by the test set
+    fs::remove_all(dir);
 }
 
 TEST(Trainer, Bf16TrainsAndSnapshotsHaveEveryLayer) {

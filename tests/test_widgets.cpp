@@ -285,6 +285,21 @@ TEST(Window, ProblemsAreShownAndTheWindowStaysUsable) {
     EXPECT_TRUE(window.problem().contains("Cannot open the run folder"));
 }
 
+TEST(Window, StopRightAfterTrainIsNotLost) {
+    MainWindow window;
+    RunSpec spec = tinySpec();
+    spec.train.steps = 100000;
+    spec.train.decaySteps = 100000;
+    window.form()->setSpec(spec);
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startTraining();
+    window.controller()->stop();  // while the worker is still building the model
+    ASSERT_TRUE(waitFor([&] { return finished.count() == 1; }, 30000));
+    EXPECT_LT(window.controller()->modelStep(), 100);
+    EXPECT_EQ(window.controller()->state(), TrainingController::State::Ready);
+    QDir(window.runFolder()).removeRecursively();
+}
+
 TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
     MainWindow window;
     RunSpec spec = tinySpec();
@@ -298,10 +313,12 @@ TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
     ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));
     QTest::qWait(300);
     EXPECT_EQ(window.controller()->state(), TrainingController::State::Training);
+    window.setForcedExitAllowed(false);  // measure the real close, not the emergency exit
     QElapsedTimer clock;
     clock.start();
     window.close();
     EXPECT_LT(clock.elapsed(), 2000);
+    EXPECT_NE(window.controller()->state(), TrainingController::State::Training);
     EXPECT_FALSE(window.isVisible());
     QDir(window.runFolder()).removeRecursively();
 }

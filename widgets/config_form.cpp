@@ -361,11 +361,17 @@ QString ConfigForm::loadSessionJson(const QByteArray& json) {
             return QString::fromStdString("the session's settings are invalid: " +
                                           describe(errors.front()));
         }
-        setSpec(spec);
+        std::optional<CapturePoint> point;
         if (j.contains("capture_point")) {
-            if (auto p = parseCapturePoint(j.at("capture_point").get<std::string>())) {
-                setCapturePoint(*p);
+            point = parseCapturePoint(j.at("capture_point").get<std::string>());
+            if (!point || *point == CapturePoint::Embedding) {
+                return "capture_point: " + QString::fromStdString(j.at("capture_point").dump()) +
+                       " is not allowed (allowed: attn_in, attn, resid)";
             }
+        }
+        setSpec(spec);
+        if (point) {
+            setCapturePoint(*point);
         }
         return {};
     } catch (const std::exception& e) {

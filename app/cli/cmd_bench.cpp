@@ -107,7 +107,13 @@ int runBench(const Args& args) {
                              {"timed_steps", steps}};
     for (Precision precision : {Precision::Fp32, Precision::Bf16}) {
         train.precision = precision;
-        Trainer trainer(TaskKind::Addition, model, train);
+        std::unique_ptr<Trainer> built;
+        try {
+            built = std::make_unique<Trainer>(TaskKind::Addition, model, train);
+        } catch (const std::invalid_argument& e) {
+            return usageError("bench", e.what());
+        }
+        Trainer& trainer = *built;
         applyThreadCount(threads);
         const Timing t = timeSteps(trainer, warmup, steps);
         const std::string key = toString(precision);

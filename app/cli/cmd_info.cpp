@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_flags.h"
-#include "model/gpt.h"
+#include "model/model_config.h"
 #include "util/format.h"
 
 namespace nope::cli {
@@ -29,8 +29,7 @@ int runInfo(const Args& args) {
     if (auto error = modelFlags.build(flags, config)) {
         return usageError("info", *error);
     }
-    const Gpt model(config);
-    const int64_t parameters = countParameters(*model);
+    const int64_t parameters = parameterCount(config);  // equal to the built model's (tested)
     if (json) {
         std::cout << nlohmann::json{{"model", config}, {"parameters", parameters}}.dump(2) << "\n";
         return kExitOk;

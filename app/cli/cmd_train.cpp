@@ -29,6 +29,7 @@ void onInterrupt(int) {
     if (Trainer* trainer = g_running.load()) {
         trainer->requestStopFromSignal();
     }
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
 
 std::string duration(double seconds) {
@@ -115,7 +116,10 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
     FlagSet flags("nopescope-cli train --resume DIR [--steps N] [--threads N]",
                   "Continues the run saved in DIR (its checkpoint.pt), appending to its files.");
     flags.addString("resume", &dir, "run folder written by nopescope-cli train", "DIR");
-    flags.addInt("steps", &steps, "new total step count (default: the run's own)", 1, 10000000);
+    flags.addInt("steps", &steps,
+                 "new total step count (default: the run's own); steps past the old end run at "
+                 "the final learning rate",
+                 1, 10000000);
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     if (auto error = flags.parse(args)) {
         return usageError("train",
@@ -250,9 +254,9 @@ int runTrain(const Args& args) {
     g_running = &trainer;
     std::signal(SIGINT, onInterrupt);
     const TrainOutcome outcome = trainer.run(recorder.wrap(print));
-    std::signal(SIGINT, SIG_DFL);
     g_running = nullptr;
-    const RunRecorder::Final final = recorder.finish();
+    std::signal(SIGINT, SIG_DFL);
+    const RunRecorder::Final final = recorder.finish(outcome);
     const Analysis& initAnalysis = final.init;
     const Analysis& trained = final.trained;
 

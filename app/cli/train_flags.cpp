@@ -43,6 +43,8 @@ void TrainFlags::addTo(FlagSet& flags) {
                  500000);
     flags.addInt("keep-prompts", &m_config.keepPrompts,
                  "prompts whose own matrices each snapshot keeps", 0, 64);
+    flags.addInt("final-samples", &m_config.finalSamples,
+                 "test prompts of the init and trained analyses in final_scores.csv", 1, 500000);
     flags.addUint64("seed", &m_config.seed, "seed of init, dropout and batch order");
     flags.addUint64("data-seed", &m_config.data.seed, "seed of the dataset");
     flags.addInt("train-size", &m_config.data.trainSize, "unique training examples", 1, 500000);

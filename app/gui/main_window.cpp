@@ -71,13 +71,12 @@ ui::RunControls::State controlState(TrainingController::State s) {
     return R::Empty;
 }
 
-// The snapshot with the best test accuracy evaluated at its own step (not at init).
+// The snapshot of the best checkpoint: the trainer snapshots every new best and flags it.
 const Snapshot* bestOf(const std::vector<Snapshot>& history) {
     const Snapshot* best = nullptr;
     for (const Snapshot& h : history) {
-        if (h.step > 0 && h.eval.total > 0 && h.eval.step == h.step && h.eval.accuracy > 0 &&
-            (!best || h.eval.accuracy > best->eval.accuracy)) {
-            best = &h;
+        if (h.best) {
+            best = &h;  // bests only improve, so the last one flagged is the best
         }
     }
     return best;
@@ -180,7 +179,8 @@ void MainWindow::connectParts() {
         if (index < 0 || index >= static_cast<int>(maps.size())) {
             return;
         }
-        auto* big = new ui::HeatmapGrid;
+        auto* big = new ui::HeatmapGrid(this);  // closes with the main window
+        big->setWindowFlag(Qt::Window);
         big->setAttribute(Qt::WA_DeleteOnClose);
         big->setWindowTitle("NoPEScope: " + maps[static_cast<size_t>(index)].title);
         big->setHeatmaps({maps[static_cast<size_t>(index)]});
@@ -408,9 +408,6 @@ const Snapshot* MainWindow::current() const {
 void MainWindow::updateViewChoices() {
     const Snapshot* s = current();
     const int prompts = s ? static_cast<int>(s->analysis.keptPrompts.size()) : 0;
-    if (m_view->count() == prompts + 1) {
-        return;
-    }
     const int keep = m_view->currentIndex();
     m_view->blockSignals(true);
     m_view->clear();
@@ -551,7 +548,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     const State state = m_controller->state();
     if (state == State::Training || state == State::Paused || state == State::Busy) {
         statusBar()->showMessage("stopping the run...");
-        if (!m_controller->shutdown(1500)) {
+        if (!m_controller->shutdown(1500) && m_forcedExitAllowed) {
             // A step is still computing. Every file of the run is written atomically, so what is
             // on disk is complete: leave now rather than keep the user waiting.
             std::fflush(nullptr);

@@ -46,6 +46,9 @@ public:
     QString problem() const;  // the message shown in the problem banner, empty when none
     int redrawCount() const { return m_redraws; }
     QString runFolder() const { return m_runFolder; }
+    // Closing during a step that outlasts 1.5 s ends the process at once (the default); tests
+    // turn that off to see how long a close really takes.
+    void setForcedExitAllowed(bool allowed) { m_forcedExitAllowed = allowed; }
 
     // Writes every figure, table and the config into `dir`; returns the problems, if any.
     QStringList exportAll(const QString& dir, double scale);
@@ -89,6 +92,7 @@ private:
     bool m_followLatest = true;
     int m_redraws = 0;
     QString m_runFolder;
+    bool m_forcedExitAllowed = true;
 };
 
 }  // namespace nope::gui

@@ -21,29 +21,59 @@ TrainingController::TrainingController(QObject* parent)
     m_thread.setObjectName("training");
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &TrainingWorker::snapshot, this, [this](const Snapshot& s) {
-        m_modelStep = s.step;
-        Q_EMIT snapshot(s);
+    // Signals of an older generation (a run that was reset or replaced) are dropped.
+    connect(m_worker, &TrainingWorker::snapshot, this, [this](const Snapshot& s, int generation) {
+        if (generation == m_generation) {
+            m_modelStep = s.step;
+            Q_EMIT snapshot(s);
+        }
     });
-    connect(m_worker, &TrainingWorker::progress, this, &TrainingController::progress);
-    connect(m_worker, &TrainingWorker::status, this, &TrainingController::status);
-    connect(m_worker, &TrainingWorker::ready, this, [this](const RunSpec& spec, const QString& m) {
-        m_hasModel = true;
-        m_modelSpec = specKey(spec);
-        setState(State::Ready);
-        Q_EMIT ready(spec, m);
+    connect(m_worker, &TrainingWorker::progress, this, [this](const Snapshot& p, int generation) {
+        if (generation == m_generation) {
+            Q_EMIT progress(p);
+        }
     });
-    connect(m_worker, &TrainingWorker::finished, this, [this](const QString& m, bool ok) {
-        setState(m_hasModel ? State::Ready : State::Empty);
-        Q_EMIT finished(m, ok);
+    connect(m_worker, &TrainingWorker::status, this, [this](const QString& m, int generation) {
+        if (generation == m_generation) {
+            Q_EMIT status(m);
+        }
     });
-    connect(m_worker, &TrainingWorker::failed, this, [this](const QString& m) {
+    connect(m_worker, &TrainingWorker::ready, this,
+            [this](const RunSpec& spec, const QString& m, int generation) {
+                if (generation != m_generation) {
+                    return;
+                }
+                m_hasModel = true;
+                m_modelSpec = specKey(spec);
+                setState(State::Ready);
+                Q_EMIT ready(spec, m);
+            });
+    connect(m_worker, &TrainingWorker::finished, this,
+            [this](const QString& m, bool ok, int generation) {
+                if (generation != m_generation) {
+                    // a run that was reset: the thread is free again
+                    if (m_state == State::Training || m_state == State::Paused) {
+                        setState(m_hasModel ? State::Ready : State::Empty);
+                    }
+                    return;
+                }
+                setState(m_hasModel ? State::Ready : State::Empty);
+                Q_EMIT finished(m, ok);
+            });
+    connect(m_worker, &TrainingWorker::failed, this, [this](const QString& m, int generation) {
+        if (generation != m_generation) {
+            return;
+        }
         if (m_state == State::Busy) {
             setState(m_hasModel ? State::Ready : State::Empty);
         }
         Q_EMIT failed(m);
     });
     m_thread.start();
+}
+
+void TrainingController::nextGeneration() {
+    m_worker->setGeneration(++m_generation);
 }
 
 TrainingController::~TrainingController() {
@@ -65,6 +95,7 @@ void TrainingController::initialize(const RunSpec& spec) {
     }
     m_hasModel = false;
     m_modelStep = 0;
+    nextGeneration();
     setState(State::Busy);
     QMetaObject::invokeMethod(m_worker, "initialize", Qt::QueuedConnection,
                               Q_ARG(nope::RunSpec, spec));
@@ -82,6 +113,7 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
         m_modelSpec = specKey(spec);
     }
     m_worker->setPaused(false);
+    m_worker->clearStop();
     m_hasModel = true;
     setState(State::Training);
     QMetaObject::invokeMethod(m_worker, "train", Qt::QueuedConnection, Q_ARG(nope::RunSpec, spec),
@@ -111,6 +143,7 @@ void TrainingController::stop() {
 
 void TrainingController::reset() {
     stop();
+    nextGeneration();  // whatever the old run still sends is dropped
     QMetaObject::invokeMethod(m_worker, "reset", Qt::QueuedConnection);
     m_hasModel = false;
     m_modelStep = 0;
@@ -128,6 +161,7 @@ void TrainingController::loadCheckpoint(const QString& path) {
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
+    nextGeneration();
     setState(State::Busy);
     QMetaObject::invokeMethod(m_worker, "loadCheckpoint", Qt::QueuedConnection,
                               Q_ARG(QString, path));
@@ -140,7 +174,12 @@ bool TrainingController::shutdown(int milliseconds) {
     m_worker->requestStop();
     m_worker->setPaused(false);
     m_thread.quit();  // runs once the worker returns to its event loop
-    return m_thread.wait(QDeadlineTimer(milliseconds));
+    if (!m_thread.wait(QDeadlineTimer(milliseconds))) {
+        return false;
+    }
+    // The worker's last signals are still queued and will never be needed: the run is over.
+    setState(m_hasModel ? State::Ready : State::Empty);
+    return true;
 }
 
 }  // namespace nope::gui

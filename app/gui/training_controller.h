@@ -58,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void setState(State state);
+    void nextGeneration();
 
     QThread m_thread;
     TrainingWorker* m_worker;
@@ -65,6 +66,7 @@ private:
     bool m_hasModel = false;
     int m_modelStep = 0;
     std::string m_modelSpec;  // JSON of the spec the model was built from
+    int m_generation = 0;     // bumped by initialize, reset and loadCheckpoint
 };
 
 }  // namespace nope::gui

@@ -15,6 +15,7 @@ TrainingWorker::~TrainingWorker() = default;
 
 void TrainingWorker::requestStop() {
     std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopRequested = true;
     if (m_trainer) {
         m_trainer->requestStop();
     }
@@ -44,64 +45,89 @@ bool TrainingWorker::ensureTrainer(const RunSpec& spec) {
 }
 
 void TrainingWorker::initialize(const RunSpec& spec) {
+    const int generation = m_generation;
     try {
-        Q_EMIT status("building the data and the model...");
+        Q_EMIT status("building the data and the model...", generation);
         replaceTrainer(nullptr);
+        m_checkpointFolder.clear();
         ensureTrainer(spec);
         Snapshot s;
         s.totalSteps = spec.train.steps;
         s.analysis = m_trainer->analyze();
-        Q_EMIT snapshot(s);
-        Q_EMIT ready(spec, QString("initialized: %1 analysed prompts, forward %2 s")
-                               .arg(s.analysis.samples)
-                               .arg(s.analysis.forwardSeconds, 0, 'f', 2));
+        Q_EMIT snapshot(s, generation);
+        Q_EMIT ready(spec,
+                     QString("initialized: %1 analysed prompts, forward %2 s")
+                         .arg(s.analysis.samples)
+                         .arg(s.analysis.forwardSeconds, 0, 'f', 2),
+                     generation);
     } catch (const std::exception& e) {
         replaceTrainer(nullptr);
-        Q_EMIT failed(QString("Initialize failed: %1").arg(e.what()));
+        Q_EMIT failed(QString("Initialize failed: %1").arg(e.what()), generation);
     }
 }
 
 void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
+    const int generation = m_generation;
     try {
         ensureTrainer(spec);
         Trainer& trainer = *m_trainer;
+        if (m_stopRequested) {  // Stop was pressed while the model was being built
+            Q_EMIT finished(QString("stopped before the first step"), true, generation);
+            return;
+        }
         trainer.setPaused(m_pausedRequest);
         const bool continuing = trainer.step() > 0;
         nlohmann::json config = trainer.configJson();
         config["preset"] = m_spec.preset;
-        RunRecorder recorder(trainer, runFolder.toStdString(), config, continuing);
-        Q_EMIT status(QString("training; run folder %1").arg(runFolder));
+        RunRecorder recorder(trainer, runFolder.toStdString(), config, continuing,
+                             m_checkpointFolder.toStdString());
+        if (m_stopRequested) {
+            trainer.requestStop();
+        }
+        Q_EMIT status(QString("training; run folder %1").arg(runFolder), generation);
         TrainerCallbacks forward;
-        forward.evaluated = [this](const Snapshot& p, bool) { Q_EMIT progress(p); };
-        forward.snapshot = [this](const Snapshot& s) { Q_EMIT snapshot(s); };
+        forward.evaluated = [this, generation](const Snapshot& p, bool) {
+            Q_EMIT progress(p, generation);
+        };
+        forward.snapshot = [this, generation](const Snapshot& s) {
+            Q_EMIT snapshot(s, generation);
+        };
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
-        recorder.finish();
+        recorder.finish(outcome);
         Q_EMIT finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
-            outcome.reason != StopReason::NonFinite);
+            outcome.reason != StopReason::NonFinite, generation);
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Training failed: %1").arg(e.what()));
-        Q_EMIT finished(QString("training failed"), false);
+        Q_EMIT finished(QString("Training failed: %1").arg(e.what()), false, generation);
     }
 }
 
 void TrainingWorker::saveCheckpoint(const QString& path) {
+    const int generation = m_generation;
     try {
         if (!m_trainer) {
-            Q_EMIT failed("There is no model to save yet: press Initialize or Train first.");
+            Q_EMIT failed("There is no model to save yet: press Initialize or Train first.",
+                          generation);
             return;
         }
         m_trainer->saveCheckpoint(path.toStdString());
-        Q_EMIT status(QString("saved checkpoint %1 (step %2)").arg(path).arg(m_trainer->step()));
+        Q_EMIT status(QString("saved checkpoint %1 (step %2)").arg(path).arg(m_trainer->step()),
+                      generation);
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Saving the checkpoint failed: %1").arg(e.what()));
+        Q_EMIT failed(QString("Saving the checkpoint failed: %1").arg(e.what()), generation);
     }
 }
 
 void TrainingWorker::loadCheckpoint(const QString& path) {
+    const int generation = m_generation;
     try {
         auto trainer = Trainer::resume(path.toStdString());
         applyThreadCount(trainer->trainConfig().threads);
+        const std::filesystem::path folder =
+            std::filesystem::path(path.toStdString()).parent_path();
+        if (std::filesystem::exists(folder / "best.pt")) {
+            trainer->loadBest(folder / "best.pt");  // "trained" means the best checkpoint
+        }
         RunSpec spec = trainer->spec();
         spec.preset = "custom";
         Snapshot s;
@@ -110,10 +136,11 @@ void TrainingWorker::loadCheckpoint(const QString& path) {
         s.analysis = trainer->analyze();
         replaceTrainer(std::move(trainer));
         m_spec = spec;
-        Q_EMIT snapshot(s);
-        Q_EMIT ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step));
+        m_checkpointFolder = QString::fromStdString(folder.string());
+        Q_EMIT snapshot(s, generation);
+        Q_EMIT ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step), generation);
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Loading the checkpoint failed: %1").arg(e.what()));
+        Q_EMIT failed(QString("Loading the checkpoint failed: %1").arg(e.what()), generation);
     }
 }
 

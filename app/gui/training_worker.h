@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -26,9 +27,13 @@ public:
     explicit TrainingWorker(QObject* parent = nullptr);
     ~TrainingWorker() override;
 
-    // Thread-safe; act between training steps.
+    // Thread-safe; act between training steps (and between batches of an evaluation).
     void requestStop();
     void setPaused(bool paused);
+    // Called by the window's thread just before it queues train(): forgets an earlier stop.
+    void clearStop() { m_stopRequested = false; }
+    // Tags every signal sent from now on; the controller drops signals of older generations.
+    void setGeneration(int generation) { m_generation = generation; }
 
 public Q_SLOTS:
     // Builds data and a fresh model and sends its step-0 analysis.
@@ -41,12 +46,13 @@ public Q_SLOTS:
     void reset();
 
 Q_SIGNALS:
-    void ready(const nope::RunSpec& spec, const QString& message);  // a model exists
-    void snapshot(const nope::Snapshot& snapshot);                  // with analysis
-    void progress(const nope::Snapshot& progress);                  // after each evaluation
-    void finished(const QString& message, bool ok);                 // training ended
-    void failed(const QString& message);                            // nothing changed or stopped
-    void status(const QString& message);
+    // Each carries the generation current when the worker sent it.
+    void ready(const nope::RunSpec& spec, const QString& message, int generation);
+    void snapshot(const nope::Snapshot& snapshot, int generation);   // with analysis
+    void progress(const nope::Snapshot& progress, int generation);   // after each evaluation
+    void finished(const QString& message, bool ok, int generation);  // training ended
+    void failed(const QString& message, int generation);  // nothing changed, or nothing ran
+    void status(const QString& message, int generation);
 
 private:
     bool ensureTrainer(const RunSpec& spec);
@@ -54,8 +60,11 @@ private:
 
     std::unique_ptr<Trainer> m_trainer;
     RunSpec m_spec;
-    std::mutex m_mutex;  // guards m_trainer against requestStop/setPaused from the window
-    bool m_pausedRequest = false;
+    QString m_checkpointFolder;  // where a loaded checkpoint came from (its init analysis)
+    std::mutex m_mutex;          // guards m_trainer against requestStop/setPaused from the window
+    std::atomic<bool> m_pausedRequest{false};
+    std::atomic<bool> m_stopRequested{false};  // also covers the time before a trainer exists
+    std::atomic<int> m_generation{0};
 };
 
 }  // namespace nope::gui

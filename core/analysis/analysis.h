@@ -28,6 +28,7 @@ struct Analysis {
     std::vector<LayerScores> rows;         // point-major: embedding, then each point by layer
     double forwardSeconds = 0.0;           // time in the model's forward passes
     double scoringSeconds = 0.0;           // time in cosine matrices and triple counts
+    bool cancelled = false;                // stopped early: the scores cover fewer prompts
 
     const LayerScores* find(CapturePoint point, int layer) const;
     int layerCount() const;  // largest layer present

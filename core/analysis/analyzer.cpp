@@ -35,9 +35,9 @@ private:
 
 void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, int keepPrompts) {
     const auto h = hidden.to(torch::kFloat);
-    const auto cos = selfCosine(h).contiguous();                           // (B, T, T)
-    const auto norms = h.norm(2, /*dim=*/-1).contiguous();                 // (B, T)
-    const auto vars = h.var(/*dim=*/-1, /*unbiased=*/false).contiguous();  // (B, T)
+    const auto cos = selfCosine(h).to(torch::kCPU).contiguous();            // (B, T, T)
+    const auto norms = h.norm(2, /*dim=*/-1).to(torch::kCPU).contiguous();  // (B, T)
+    const auto vars = h.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kCPU).contiguous();  // (B, T)
     const int64_t B = cos.size(0);
     const int T = static_cast<int>(cos.size(1));
     const float* c = cos.data_ptr<float>();
@@ -102,8 +102,15 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     const int64_t batch = std::max(1, options.batchSize);
     using Clock = std::chrono::steady_clock;
     Clock::duration forwardTime{}, scoringTime{};
+    int64_t analysed = 0;
+    bool cancelled = false;
     for (int64_t start = 0; start < N; start += batch) {
+        if (options.cancel && options.cancel->load()) {
+            cancelled = true;
+            break;
+        }
         const auto chunk = tokens.slice(0, start, std::min(N, start + batch));
+        analysed = std::min(N, start + batch);
         HiddenStates states;
         states.wanted = options.points;
         const auto t0 = Clock::now();
@@ -117,11 +124,15 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     }
 
     Analysis out;
+    out.cancelled = cancelled;
+    if (analysed == 0) {
+        return out;
+    }
     out.forwardSeconds = std::chrono::duration<double>(forwardTime).count();
     out.scoringSeconds = std::chrono::duration<double>(scoringTime).count();
-    out.samples = static_cast<int>(N);
+    out.samples = static_cast<int>(analysed);
     out.seqLen = T;
-    for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, N); ++i) {
+    for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, analysed); ++i) {
         out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
     }
     for (auto& acc : accs) {
@@ -133,7 +144,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         row.adjacencyStd = adjacency.std;
         row.normScore = meanStd(acc.norm).mean;
         row.varianceScore = meanStd(acc.variance).mean;
-        const auto mean = (acc.matrixSum / double(N)).to(torch::kFloat).contiguous();
+        const auto mean = (acc.matrixSum / double(analysed)).to(torch::kFloat).contiguous();
         row.meanMatrix.assign(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel());
         row.promptMatrices = std::move(acc.kept);
         out.rows.push_back(std::move(row));

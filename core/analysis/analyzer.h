@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
+
 #include "analysis/analysis.h"
 #include "model/gpt.h"
 
@@ -14,6 +16,8 @@ struct AnalysisOptions {
     CaptureSet points{CapturePoint::Embedding, CapturePoint::Attn};  // what to score
     int keepPrompts = 0;  // keep the matrices of the first this many prompts (for display)
     int batchSize = 128;  // prompts per forward pass (bounds memory, not results)
+    // Checked between batches; when it becomes true the analysis ends early, marked cancelled.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // Self-cosine similarity of each sequence: h (B, T, D) -> (B, T, T), in fp32.

@@ -4,6 +4,7 @@
 //   metrics.csv                    one row per snapshot (see kMetricsCsvHeader)
 //   adjacency.csv                  step,point,layer,mean,std
 //   snapshots/step_<000250>.json   each snapshot in full: metrics, evaluation, scores, matrices
+//   init_analysis.json             the model at initialization, analysed for the final scores
 //   final_scores.csv               the scores of the model at init and trained (best checkpoint)
 //   checkpoint.pt, best.pt         resumable checkpoints (latest, best test accuracy)
 //   weights.pt                     the best weights as a dict for Python's torch.load
@@ -34,6 +35,8 @@ public:
 
     void writeConfig(const nlohmann::json& config) const;
     void add(const Snapshot& snapshot);
+    // Rows of `init` are left out when it has none (a run continued from a checkpoint of
+    // unknown origin).
     void writeFinalScores(const Analysis& init, const Analysis& trained) const;
 
     const std::filesystem::path& dir() const { return m_dir; }

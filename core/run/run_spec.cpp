@@ -13,14 +13,22 @@ FieldErrors validate(const RunSpec& spec) {
     for (auto& e : validate(spec.train, spec.model.blockSize)) {
         errors.push_back(std::move(e));
     }
+    // answer: the padded sequence; lm: decoding "\n" + prompt, then the answer budget
     const int needed = spec.train.objective == Objective::Answer
                            ? answerSequenceLength(spec.task) - 1
-                           : longestPrompt(spec.task);
+                           : 1 + longestPrompt(spec.task) + answerBudget(spec.task);
     if (spec.model.blockSize < needed) {
         errors.push_back({"context", std::to_string(spec.model.blockSize) +
                                          " is shorter than the " + taskName(spec.task) +
                                          " sequences (allowed: " + std::to_string(needed) +
                                          " to 4096)"});
+    }
+    const int64_t wanted = int64_t{spec.train.data.trainSize} + spec.train.data.testSize;
+    if (wanted > maxExamples(spec.task)) {
+        errors.push_back({"train-size", "train and test sizes together (" + std::to_string(wanted) +
+                                            ") exceed the " +
+                                            std::to_string(maxExamples(spec.task)) + " distinct " +
+                                            taskName(spec.task) + " examples"});
     }
     return errors;
 }

@@ -34,6 +34,7 @@ struct EvalResult {
     std::vector<LengthAccuracy> byLength;
     std::vector<Prediction> predictions;  // the first few, for display
     double seconds = 0.0;
+    bool cancelled = false;  // stopped before the end: the numbers are incomplete
 };
 
 struct Snapshot {

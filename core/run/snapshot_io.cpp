@@ -10,16 +10,22 @@ namespace {
 nlohmann::json rounded(const std::vector<float>& values) {
     nlohmann::json out = nlohmann::json::array();
     for (float v : values) {
-        out.push_back(std::round(double(v) * 1e4) / 1e4);
+        out.push_back(std::isfinite(v) ? nlohmann::json(std::round(double(v) * 1e4) / 1e4)
+                                       : nlohmann::json());  // NaN as null
     }
     return out;
 }
 
-std::vector<float> floats(const nlohmann::json& j) {
+// A matrix of `cells` values; null (how NaN is written) reads back as NaN.
+std::vector<float> floats(const nlohmann::json& j, size_t cells) {
+    if (!j.is_array() || j.size() != cells) {
+        throw std::invalid_argument("a matrix has " + std::to_string(j.size()) +
+                                    " values, expected " + std::to_string(cells));
+    }
     std::vector<float> out;
     out.reserve(j.size());
     for (const auto& v : j) {
-        out.push_back(v.get<float>());
+        out.push_back(v.is_null() ? std::nanf("") : v.get<float>());
     }
     return out;
 }
@@ -106,6 +112,9 @@ Analysis analysisFromJson(const nlohmann::json& j) {
     Analysis a;
     a.samples = j.at("samples").get<int>();
     a.seqLen = j.at("seq_len").get<int>();
+    if (a.seqLen < 0 || a.seqLen > 4096) {
+        throw std::invalid_argument("seq_len " + std::to_string(a.seqLen) + " is out of range");
+    }
     a.keptPrompts = j.at("kept_prompts").get<std::vector<std::string>>();
     for (const auto& r : j.at("rows")) {
         LayerScores row;
@@ -119,15 +128,13 @@ Analysis analysisFromJson(const nlohmann::json& j) {
         row.adjacencyStd = r.at("adjacency_std").get<double>();
         row.normScore = r.at("norm_score").get<double>();
         row.varianceScore = r.at("variance_score").get<double>();
-        row.meanMatrix = floats(r.at("mean_matrix"));
-        for (const auto& m : r.at("prompt_matrices")) {
-            row.promptMatrices.push_back(floats(m));
-        }
         const size_t cells = static_cast<size_t>(a.seqLen) * a.seqLen;
-        if (row.meanMatrix.size() != cells) {
-            throw std::invalid_argument("a mean matrix has " +
-                                        std::to_string(row.meanMatrix.size()) +
-                                        " values, expected " + std::to_string(cells));
+        row.meanMatrix = floats(r.at("mean_matrix"), cells);
+        for (const auto& m : r.at("prompt_matrices")) {
+            row.promptMatrices.push_back(floats(m, cells));
+        }
+        if (row.promptMatrices.size() > a.keptPrompts.size()) {
+            throw std::invalid_argument("more prompt matrices than kept prompts");
         }
         a.rows.push_back(std::move(row));
     }

@@ -162,6 +162,14 @@ TaskData makeTaskData(TaskKind task, const DataConfig& config) {
     return data;
 }
 
+int64_t maxExamples(TaskKind task) {
+    if (task == TaskKind::Addition) {
+        // every one-digit pair, 900 two-digit pairs per set, every three-digit pair
+        return bucketPoolSize(0) + 2 * kBucketQuota[1] + bucketPoolSize(2);
+    }
+    return kMaxExamples;
+}
+
 std::vector<Example> sampleExamples(const std::vector<Example>& pool, int n, uint64_t seed) {
     if (n < 1 || static_cast<size_t>(n) > pool.size()) {
         throw std::invalid_argument("cannot draw " + std::to_string(n) + " of " +

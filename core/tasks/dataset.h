@@ -21,8 +21,12 @@ struct TaskData {
     std::vector<Example> test;
 };
 
-// Largest train + test size any task accepts (the smallest pool, ordering's, is far larger).
+// Largest train + test size any task accepts.
 inline constexpr int kMaxExamples = 1000000;
+
+// How many distinct examples train and test can hold together for a task: addition has 10^6
+// operand pairs, of which its bucket quotas reach 991,900; the others are capped by kMaxExamples.
+int64_t maxExamples(TaskKind task);
 
 // Draws the examples. Numbers are uniform over each task's range (reversal [0, 10^16),
 // indexing [0, 10^9), ordering [0, 10^5) with distinct digits). Addition draws operand pairs

@@ -2,6 +2,7 @@
 
 #include <torch/serialize.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "util/files.h"
@@ -86,6 +87,7 @@ void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& opt
     archive.write("step", c10::IValue(int64_t{state.step}));
     archive.write("best_accuracy", c10::IValue(state.bestAccuracy));
     archive.write("best_step", c10::IValue(int64_t{state.bestStep}));
+    archive.write("best_loss", c10::IValue(std::isfinite(state.bestLoss) ? state.bestLoss : 1e300));
     archive.write("batch_rng", c10::IValue(state.batchRng));
     for (const auto& item : model.named_parameters()) {
         archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
@@ -121,6 +123,9 @@ CheckpointState readCheckpointState(const fs::path& path) {
         state.bestAccuracy = value.toDouble();
         archive.read("best_step", value);
         state.bestStep = static_cast<int>(value.toInt());
+        if (archive.try_read("best_loss", value)) {
+            state.bestLoss = value.toDouble();
+        }
         state.batchRng = readString(archive, "batch_rng");
     } catch (const std::exception& e) {
         throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));

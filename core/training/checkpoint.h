@@ -21,6 +21,7 @@ struct CheckpointState {
     nlohmann::json config;     // {"task", "model", "train"}
     int step = 0;              // optimizer steps done
     double bestAccuracy = -1;  // best test accuracy so far (percent), -1 before any evaluation
+    double bestLoss = 1e300;   // the test loss at that evaluation (breaks accuracy ties)
     int bestStep = -1;
     std::string batchRng;  // the batch source's RNG state (dropout seeds follow the step)
 };

@@ -76,7 +76,8 @@ Evaluator::Evaluator(TaskKind task, const std::vector<Example>& testSet,
     m_windowState = m_lossWindows.rngState();
 }
 
-void Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced) {
+bool Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced,
+                          const std::atomic<bool>* cancel) {
     // Group prompts by their decoding input so that each batch has one length.
     std::map<size_t, std::vector<size_t>> groups;
     std::vector<std::string> inputs(m_examples.size());
@@ -90,6 +91,9 @@ void Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced) {
     const int steps = answerBudget(m_task);
     for (const auto& [length, members] : groups) {
         for (size_t start = 0; start < members.size(); start += kDecodeBatch) {
+            if (cancel && cancel->load()) {
+                return false;
+            }
             const size_t end = std::min(members.size(), start + kDecodeBatch);
             std::vector<std::string> texts;
             for (size_t m = start; m < end; ++m) {
@@ -106,22 +110,29 @@ void Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced) {
             }
         }
     }
+    return true;
 }
 
-double Evaluator::testLoss(GptImpl& model) {
+double Evaluator::testLoss(GptImpl& model, const std::atomic<bool>* cancel) {
     double sum = 0.0;
     int count = 0;
     if (m_objective == Objective::Lm) {
         m_lossWindows.setRngState(m_windowState);
         for (int b = 0; b < kLossBatches; ++b) {
+            if (cancel && cancel->load()) {
+                break;
+            }
             const Batch batch = m_lossWindows.next(kLossWindowsPerBatch);
             const auto logits = model.forward(batch.inputs.to(m_device));
             sum += languageModelLoss(logits, batch.targets.to(m_device)).item<double>();
             ++count;
         }
-        return sum / count;
+        return count > 0 ? sum / count : std::nan("");
     }
     for (size_t start = 0; start < m_examples.size(); start += kDecodeBatch) {
+        if (cancel && cancel->load()) {
+            break;
+        }
         const std::vector<Example> chunk(
             m_examples.begin() + start,
             m_examples.begin() + std::min(m_examples.size(), start + kDecodeBatch));
@@ -131,16 +142,19 @@ double Evaluator::testLoss(GptImpl& model) {
                double(chunk.size());
         count += static_cast<int>(chunk.size());
     }
-    return sum / count;
+    return count > 0 ? sum / count : std::nan("");
 }
 
-EvalResult Evaluator::evaluate(GptImpl& model) {
+EvalResult Evaluator::evaluate(GptImpl& model, const std::atomic<bool>* cancel) {
     const auto start = std::chrono::steady_clock::now();
     EvalScope scope(model, m_bf16);
     EvalResult result;
-    result.testLoss = testLoss(model);
+    result.testLoss = testLoss(model, cancel);
     std::vector<std::string> produced;
-    decodeAll(model, produced);
+    if (!decodeAll(model, produced, cancel) || (cancel && cancel->load())) {
+        result.cancelled = true;
+        return result;
+    }
     std::map<int, LengthAccuracy> byLength;
     for (size_t i = 0; i < m_examples.size(); ++i) {
         const Example& e = m_examples[i];

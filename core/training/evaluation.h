@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <vector>
 
 #include "model/gpt.h"
@@ -29,11 +30,14 @@ public:
     Evaluator(const Evaluator&) = delete;
     Evaluator& operator=(const Evaluator&) = delete;
 
-    EvalResult evaluate(GptImpl& model);
+    // `cancel`, when given, is checked between batches; a cancelled result says so.
+    EvalResult evaluate(GptImpl& model, const std::atomic<bool>* cancel = nullptr);
 
 private:
-    double testLoss(GptImpl& model);
-    void decodeAll(GptImpl& model, std::vector<std::string>& produced);
+    double testLoss(GptImpl& model, const std::atomic<bool>* cancel);
+    // False when cancelled before every prompt was decoded.
+    bool decodeAll(GptImpl& model, std::vector<std::string>& produced,
+                   const std::atomic<bool>* cancel);
 
     TaskKind m_task;
     std::vector<Example> m_examples;

@@ -7,13 +7,29 @@ namespace nope {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+constexpr const char* kInitAnalysis = "init_analysis.json";
+
+}  // namespace
+
 RunRecorder::RunRecorder(Trainer& trainer, const fs::path& dir, const nlohmann::json& config,
-                         bool continuing)
+                         bool continuing, const fs::path& initSource)
     : m_trainer(trainer), m_writer(dir, continuing, trainer.step()) {
     m_writer.writeConfig(config);
-    const fs::path first = dir / "snapshots" / snapshotFileName(0);
-    if (continuing && fs::exists(first)) {
-        m_init = snapshotFromJson(nlohmann::json::parse(readFile(first))).analysis;
+    if (!continuing && trainer.step() == 0) {
+        m_init = trainer.analyze(trainer.trainConfig().finalSamples);
+        writeFileAtomic(dir / kInitAnalysis, toJson(m_init).dump() + "\n");
+        return;
+    }
+    for (const fs::path& folder : {dir, initSource}) {
+        if (!folder.empty() && fs::exists(folder / kInitAnalysis)) {
+            m_init = analysisFromJson(nlohmann::json::parse(readFile(folder / kInitAnalysis)));
+            if (folder != dir) {
+                writeFileAtomic(dir / kInitAnalysis, toJson(m_init).dump() + "\n");
+            }
+            return;
+        }
     }
 }
 
@@ -30,9 +46,6 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
     };
     outer.snapshot = [this, inner](const Snapshot& s) {
         m_writer.add(s);
-        if (s.step == 0) {
-            m_init = s.analysis;
-        }
         if (inner.snapshot) {
             inner.snapshot(s);
         }
@@ -40,11 +53,13 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
     return outer;
 }
 
-RunRecorder::Final RunRecorder::finish() {
-    m_trainer.saveCheckpoint(m_writer.checkpointPath());
+RunRecorder::Final RunRecorder::finish(const TrainOutcome& outcome) {
+    if (outcome.reason != StopReason::NonFinite) {
+        m_trainer.saveCheckpoint(m_writer.checkpointPath());
+    }
     Final out;
-    out.trained = m_trainer.analyzeBest();
-    out.init = m_init.rows.empty() ? out.trained : m_init;
+    out.trained = m_trainer.analyzeBest(m_trainer.trainConfig().finalSamples);
+    out.init = m_init;
     m_writer.writeFinalScores(out.init, out.trained);
     m_trainer.saveBestWeightsForPython(m_writer.weightsPath());
     return out;

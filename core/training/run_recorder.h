@@ -1,7 +1,7 @@
 // Records a training run into its run folder, for the CLI and the window alike: every snapshot
 // (tables and snapshot files), a checkpoint at every evaluation (and best.pt when it is the best
 // so far), and at the end the final checkpoint, the final scores (init against the best
-// checkpoint) and the Python weights.
+// checkpoint, both on finalSamples prompts) and the Python weights.
 #pragma once
 
 #include <filesystem>
@@ -15,20 +15,23 @@ namespace nope {
 
 class RunRecorder {
 public:
-    // Writes config.json. With `continuing` (a resumed run), keeps what the folder recorded up to
-    // the trainer's step and reads the step-0 analysis back from it.
+    // Writes config.json. A fresh run (trainer at step 0) analyses the model at init for the
+    // final scores now and keeps it in init_analysis.json. A continuing run keeps what the folder
+    // recorded up to the trainer's step and reads init_analysis.json back from the folder, or from
+    // `initSource` (the folder of the checkpoint it started from).
     RunRecorder(Trainer& trainer, const std::filesystem::path& dir, const nlohmann::json& config,
-                bool continuing);
+                bool continuing, const std::filesystem::path& initSource = {});
 
     // Callbacks that record, then call `inner`'s.
     TrainerCallbacks wrap(TrainerCallbacks inner);
 
     struct Final {
-        Analysis init;     // the model at initialization (step 0)
+        Analysis init;     // the model at initialization; empty when the run never had it
         Analysis trained;  // the best checkpoint's weights
     };
-    // After run(): the final checkpoint, final_scores.csv and weights.pt.
-    Final finish();
+    // After run(): the final checkpoint (not after a non-finite loss: the last good one stays),
+    // final_scores.csv and weights.pt.
+    Final finish(const TrainOutcome& outcome);
 
     const std::filesystem::path& dir() const { return m_writer.dir(); }
 

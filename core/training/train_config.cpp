@@ -55,8 +55,8 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
     range(c.steps >= 1 && c.steps <= 10000000, "steps", std::to_string(c.steps), "1 to 10000000");
     range(c.batchSize >= 1 && c.batchSize <= 65536, "batch", std::to_string(c.batchSize),
           "1 to 65536");
-    range(c.windowLength >= 2 && c.windowLength <= contextLength, "window",
-          std::to_string(c.windowLength),
+    range(c.objective != Objective::Lm || (c.windowLength >= 2 && c.windowLength <= contextLength),
+          "window", std::to_string(c.windowLength),
           "2 to the context length (" + std::to_string(contextLength) + ")");
     range(std::isfinite(c.learningRate) && c.learningRate > 0 && c.learningRate <= 1, "lr",
           str(c.learningRate), "(0, 1]");
@@ -82,6 +82,8 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
     range(c.analysisSamples >= 1 && c.analysisSamples <= c.data.testSize, "analysis-samples",
           std::to_string(c.analysisSamples),
           "1 to the test size (" + std::to_string(c.data.testSize) + ")");
+    range(c.finalSamples >= 1 && c.finalSamples <= kMaxExamples, "final-samples",
+          std::to_string(c.finalSamples), "1 to " + std::to_string(kMaxExamples));
     range(c.keepPrompts >= 0 && c.keepPrompts <= c.analysisSamples, "keep-prompts",
           std::to_string(c.keepPrompts), "0 to --analysis-samples");
     range(c.threads >= 0 && c.threads <= 256, "threads", std::to_string(c.threads),
@@ -115,6 +117,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                        {"snapshot_every", c.snapshotEvery},
                        {"analysis_samples", c.analysisSamples},
                        {"keep_prompts", c.keepPrompts},
+                       {"final_samples", c.finalSamples},
                        {"seed", c.seed},
                        {"threads", c.threads},
                        {"data",
@@ -158,6 +161,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.analysisSamples = j.value("analysis_samples", c.analysisSamples);
         c.keepPrompts = j.value("keep_prompts", c.keepPrompts);
+        c.finalSamples = j.value("final_samples", c.finalSamples);
         c.seed = j.value("seed", c.seed);
         c.threads = j.value("threads", c.threads);
         if (j.contains("data")) {

@@ -120,6 +120,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::filesystem::path& checkpoint
     trainer->m_step = state.step;
     trainer->m_bestAccuracy = state.bestAccuracy;
     trainer->m_bestStep = state.bestStep;
+    trainer->m_bestLoss = state.bestLoss;
     trainer->m_batches->setRngState(state.batchRng);
     return trainer;
 }
@@ -133,7 +134,10 @@ RunSpec Trainer::spec() const {
 }
 
 void Trainer::requestStop() {
-    m_stop = true;
+    {
+        std::lock_guard<std::mutex> lock(m_pauseMutex);  // no lost wake-up of a paused loop
+        m_stop = true;
+    }
     m_pauseChanged.notify_all();
 }
 
@@ -151,7 +155,7 @@ bool Trainer::waitWhilePaused() {
     return !m_stop.load();
 }
 
-double Trainer::trainStep(int iteration) {
+Trainer::StepResult Trainer::trainStep(int iteration) {
     const double lr = learningRateAt(iteration, m_trainConfig);
     const Batch batch = m_batches->next(m_trainConfig.batchSize);
     torch::Tensor loss;
@@ -164,23 +168,33 @@ double Trainer::trainStep(int iteration) {
     const double value = loss.item<double>();
     if (!std::isfinite(value)) {
         m_optimizer->zeroGrad();
-        return value;
+        return {value, 0.0};
     }
     loss.backward();
-    const double norm = m_optimizer->step(lr, m_trainConfig.gradClip);
-    return std::isfinite(norm) ? value : norm;
+    return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
 }
 
-Analysis Trainer::analyze() {
+Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel) {
     AnalysisOptions options;
     options.points = CaptureSet(allCapturePoints());
     options.keepPrompts = m_trainConfig.keepPrompts;
-    return nope::analyze(*m_model, m_prompts.tokens.to(m_device), options, m_prompts.padded);
+    options.cancel = cancel;
+    return nope::analyze(*m_model, prompts.tokens.to(m_device), options, prompts.padded);
 }
 
-Analysis Trainer::analyzeBest() {
+Analysis Trainer::analyze(int samples) {
+    samples = std::min(samples, static_cast<int>(m_data.test.size()));
+    if (samples <= 0 || samples == m_trainConfig.analysisSamples) {
+        return analyzeOn(m_prompts, nullptr);
+    }
+    // the same seeded draw: its first analysisSamples prompts are the run's own
+    return analyzeOn(makePromptSet(m_data, samples, analysisPromptSeed(m_trainConfig.data.seed)),
+                     nullptr);
+}
+
+Analysis Trainer::analyzeBest(int samples) {
     if (m_bestWeights.empty()) {
-        return analyze();
+        return analyze(samples);
     }
     torch::NoGradGuard noGrad;
     auto params = m_model->parameters();
@@ -189,7 +203,7 @@ Analysis Trainer::analyzeBest() {
         current.push_back(params[i].detach().clone());
         params[i].copy_(m_bestWeights[i]);
     }
-    Analysis analysis = analyze();
+    Analysis analysis = analyze(samples);
     for (size_t i = 0; i < params.size(); ++i) {
         params[i].copy_(current[i]);
     }
@@ -215,6 +229,7 @@ void Trainer::saveCheckpoint(const std::filesystem::path& path) const {
     state.step = m_step;
     state.bestAccuracy = m_bestAccuracy;
     state.bestStep = m_bestStep;
+    state.bestLoss = m_bestLoss;
     state.batchRng = m_batches->rngState();
     nope::saveCheckpoint(path, *m_model, *m_optimizer, state);
 }
@@ -235,9 +250,9 @@ void Trainer::saveBestWeightsForPython(const std::filesystem::path& path) {
 }
 
 double Trainer::stepOnce() {
-    const double loss = trainStep(m_step);
+    const StepResult result = trainStep(m_step);
     ++m_step;
-    return loss;
+    return result.finite() ? result.loss : std::nan("");
 }
 
 void Trainer::loadBest(const std::filesystem::path& bestCheckpoint) {
@@ -255,7 +270,7 @@ Snapshot Trainer::progress(double trainLoss, double tokensPerSecond, double elap
     s.step = m_step;
     s.totalSteps = m_trainConfig.steps;
     s.trainLoss = trainLoss;
-    s.learningRate = learningRateAt(std::max(0, m_step - 1), m_trainConfig);
+    s.learningRate = learningRateAt(std::max(0, m_step.load() - 1), m_trainConfig);
     s.tokensPerSecond = tokensPerSecond;
     s.elapsedSeconds = elapsed;
     s.etaSeconds =
@@ -302,11 +317,26 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     auto outcome = [&](StopReason reason, std::string message) {
         return TrainOutcome{reason, std::move(message), m_step, m_bestAccuracy, m_bestStep};
     };
-    auto evaluateNow = [&]() {
-        m_lastEval = evaluate();
-        const bool best = m_lastEval.accuracy > m_bestAccuracy;
+    auto stopped = [&] {
+        return outcome(StopReason::Stopped, "stopped at step " + std::to_string(m_step.load()));
+    };
+    // Evaluation and analysis check the stop flag between batches; false when it interrupted them.
+    bool best = false;
+    auto evaluateNow = [&]() -> bool {
+        EvalResult result = m_evaluator->evaluate(*m_model, &m_stop);
+        if (result.cancelled) {
+            return false;
+        }
+        result.step = m_step;
+        m_lastEval = result;
+        const double loss = std::isfinite(result.testLoss)
+                                ? result.testLoss
+                                : std::numeric_limits<double>::infinity();
+        best = result.accuracy > m_bestAccuracy ||
+               (result.accuracy == m_bestAccuracy && loss < m_bestLoss);
         if (best) {
-            m_bestAccuracy = m_lastEval.accuracy;
+            m_bestAccuracy = result.accuracy;
+            m_bestLoss = loss;
             m_bestStep = m_step;
             rememberBest();
         }
@@ -317,71 +347,82 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
                 best);
         }
         sinceEval = Window{};
+        return true;
     };
-    auto snapshotNow = [&]() {
+    auto snapshotNow = [&]() -> bool {
         if (callbacks.snapshot) {
             Snapshot s =
                 progress(sinceSnapshot.meanLoss(), sinceSnapshot.tokensPerSecond(tokensPerStep),
                          elapsed(), firstStep);
-            s.analysis = analyze();
+            s.analysis = analyzeOn(m_prompts, &m_stop);
+            if (s.analysis.cancelled) {
+                return false;
+            }
             callbacks.snapshot(s);
         }
         sinceSnapshot = Window{};
+        return true;
     };
 
     if (m_step == 0) {  // the model at initialization
-        evaluateNow();
-        snapshotNow();
+        if (!evaluateNow() || !snapshotNow()) {
+            return stopped();
+        }
     }
     while (m_step < m_trainConfig.steps) {
         if (!waitWhilePaused()) {
-            return outcome(StopReason::Stopped, "stopped at step " + std::to_string(m_step));
+            return stopped();
         }
         const auto stepStart = Clock::now();
-        const double loss = trainStep(m_step);
+        const StepResult step = trainStep(m_step);
         const double seconds = secondsBetween(stepStart, Clock::now());
-        if (!std::isfinite(loss)) {
+        if (!step.finite()) {
+            const bool lossBad = !std::isfinite(step.loss);
+            const double bad = lossBad ? step.loss : step.gradNorm;
             return outcome(StopReason::NonFinite,
-                           "the loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") +
-                               " at step " + std::to_string(m_step + 1) +
+                           std::string(lossBad ? "the loss" : "the gradient norm") + " became " +
+                               (std::isnan(bad) ? "NaN" : "infinite") + " at step " +
+                               std::to_string(m_step.load() + 1) +
                                "; training stopped, earlier checkpoints are kept (try a lower "
                                "--lr or fp32)");
         }
         ++m_step;
-        sinceEval.add(loss, seconds);
-        sinceSnapshot.add(loss, seconds);
+        sinceEval.add(step.loss, seconds);
+        sinceSnapshot.add(step.loss, seconds);
 
         const bool last = m_step == m_trainConfig.steps;
         bool reached = false;
+        best = false;
         if (m_step % m_trainConfig.evalEvery == 0 || last) {
-            evaluateNow();
+            if (!evaluateNow()) {
+                return stopped();
+            }
             reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
-        }
-        if (m_step % m_trainConfig.snapshotEvery == 0 || last || reached) {
-            snapshotNow();
         }
         const bool outOfTime =
             m_trainConfig.timeLimitMinutes > 0 && elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
-        if (outOfTime && !reached && !last) {
-            // end like a finished run: an evaluation and a snapshot of the last step
-            if (m_lastEval.step != m_step) {
-                evaluateNow();
+        if (outOfTime && !reached && !last && m_lastEval.step != m_step && !evaluateNow()) {
+            return stopped();
+        }
+        // a new best always gets a snapshot, so that the best checkpoint can be browsed
+        if (m_step % m_trainConfig.snapshotEvery == 0 || last || reached || best || outOfTime) {
+            if (!snapshotNow()) {
+                return stopped();
             }
-            if (sinceSnapshot.steps > 0) {
-                snapshotNow();
-            }
-            return outcome(StopReason::TimeLimit,
-                           "time limit of " + fixed(m_trainConfig.timeLimitMinutes, 1) +
-                               " minutes reached at step " + std::to_string(m_step));
         }
         if (reached) {
             return outcome(StopReason::ReachedAccuracy,
                            "test accuracy " + fixed(m_lastEval.accuracy, 2) + "% passed " +
                                fixed(m_trainConfig.stopAccuracy, 1) + "% at step " +
-                               std::to_string(m_step));
+                               std::to_string(m_step.load()));
+        }
+        if (outOfTime && !last) {
+            return outcome(StopReason::TimeLimit,
+                           "time limit of " + fixed(m_trainConfig.timeLimitMinutes, 1) +
+                               " minutes reached at step " + std::to_string(m_step.load()));
         }
     }
-    return outcome(StopReason::Completed, "completed " + std::to_string(m_step) + " steps");
+    return outcome(StopReason::Completed, "completed " + std::to_string(m_step.load()) + " steps");
 }
 
 }  // namespace nope

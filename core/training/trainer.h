@@ -7,9 +7,11 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -75,10 +77,11 @@ public:
     void setPaused(bool paused);
     bool paused() const { return m_paused.load(); }
 
-    // Analysis of the current weights on the run's fixed prompts (fp32, eval mode).
-    Analysis analyze();
+    // Analysis of the current weights (fp32, eval mode) on the run's fixed prompts, or on the
+    // first `samples` test prompts of the same seeded draw when `samples` > 0.
+    Analysis analyze(int samples = 0);
     // The same with the best weights so far (the current ones before any evaluation).
-    Analysis analyzeBest();
+    Analysis analyzeBest(int samples = 0);
     EvalResult evaluate();
     // One training step outside run() (for benchmarks); returns the loss.
     double stepOnce();
@@ -92,7 +95,7 @@ public:
     // The best weights (current ones before any evaluation) as a torch.load dict.
     void saveBestWeightsForPython(const std::filesystem::path& path);
 
-    int step() const { return m_step; }
+    int step() const { return m_step.load(); }
     const EvalResult& lastEvaluation() const { return m_lastEval; }
     TaskKind task() const { return m_task; }
     const ModelConfig& modelConfig() const { return m_modelConfig; }
@@ -105,7 +108,13 @@ public:
     RunSpec spec() const;  // the same as a value (preset left empty)
 
 private:
-    double trainStep(int iteration);
+    struct StepResult {
+        double loss;
+        double gradNorm;
+        bool finite() const { return std::isfinite(loss) && std::isfinite(gradNorm); }
+    };
+    StepResult trainStep(int iteration);
+    Analysis analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel);
     bool waitWhilePaused();
     Snapshot progress(double trainLoss, double tokensPerSecond, double elapsed, int firstStep);
     void rememberBest();
@@ -121,8 +130,9 @@ private:
     std::unique_ptr<BatchSource> m_batches;
     std::unique_ptr<Evaluator> m_evaluator;
 
-    int m_step = 0;
+    std::atomic<int> m_step{0};
     double m_bestAccuracy = -1.0;
+    double m_bestLoss = std::numeric_limits<double>::infinity();  // breaks accuracy ties
     int m_bestStep = -1;
     std::vector<torch::Tensor> m_bestWeights;  // copies, when a best evaluation exists
     EvalResult m_lastEval;
