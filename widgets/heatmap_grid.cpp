@@ -3,6 +3,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,32 @@
 #include "plot_style.h"
 
 namespace nope::ui {
+
+namespace {
+
+// Ticks on the matrix only: the axes of a square heatmap may extend past it on one side.
+class MatrixTicker : public QCPAxisTicker {
+public:
+    explicit MatrixTicker(int size) : m_size(size) { setTickCount(4); }
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        (void)range;  // the step suits the matrix, not the widened axis
+        return QCPAxisTicker::getTickStep(QCPRange(-0.5, m_size - 0.5));
+    }
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(),
+                                   [this](double t) { return t < 0 || t > m_size - 1; }),
+                    ticks.end());
+        return ticks;
+    }
+
+private:
+    int m_size;
+};
+
+}  // namespace
 
 HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -26,6 +53,8 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomP
             QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
         }
     });
+    // once the layout has sized every axis rect, lengthen one axis so that cells are square
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] { squareCells(); });
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
         for (size_t k = 0; k < m_rects.size(); ++k) {
             if (m_rects[k]->rect().contains(event->pos())) {
@@ -38,7 +67,7 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomP
 
 void HeatmapGrid::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) {
-        applyPlotTheme(m_plot, palette());
+        applyTheme();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
     QWidget::changeEvent(event);
@@ -47,6 +76,34 @@ void HeatmapGrid::changeEvent(QEvent* event) {
 void HeatmapGrid::setFixedRange(bool fixed) {
     m_fixedRange = fixed;
     fillData();
+}
+
+void HeatmapGrid::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (m_columns == 0 && !m_maps.empty() && autoColumns() != m_layoutColumns) {
+        rebuildLayout();
+        fillData();
+    }
+}
+
+int HeatmapGrid::autoColumns() const {
+    // the arrangement that gives the largest square heatmaps in this widget's shape (about 90
+    // pixels go to the colour scale; each heatmap needs about 45 across and 50 down for its
+    // title, tick labels and axis labels)
+    const int n = static_cast<int>(m_maps.size());
+    const double across = std::max(1, width() - 90);
+    const double down = std::max(1, height());
+    int best = std::max(1, n);
+    double bestSide = -1.0;
+    for (int columns = 1; columns <= n; ++columns) {
+        const int rows = (n + columns - 1) / columns;
+        const double side = std::min(across / columns - 45.0, down / rows - 50.0);
+        if (side > bestSide) {
+            bestSide = side;
+            best = columns;
+        }
+    }
+    return best;
 }
 
 void HeatmapGrid::setColumns(int columns) {
@@ -77,7 +134,8 @@ void HeatmapGrid::rebuildLayout() {
         return;
     }
     const int n = static_cast<int>(m_maps.size());
-    const int columns = m_columns > 0 ? m_columns : (n <= 4 ? n : (n + 1) / 2);
+    const int columns = m_columns > 0 ? m_columns : autoColumns();
+    m_layoutColumns = columns;
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(0, 0, grid);
     m_scale = new QCPColorScale(m_plot);
@@ -95,8 +153,11 @@ void HeatmapGrid::rebuildLayout() {
         auto* rect = new QCPAxisRect(m_plot);
         cell->addElement(1, 0, rect);
         cell->setRowStretchFactor(0, 0.001);
-        rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        rect->setMarginGroup(QCP::msLeft | QCP::msRight | QCP::msTop, margins);
+        // j along the top, like a printed matrix: the matrix sits in the rect's top-left corner
+        QCPAxis* x = rect->axis(QCPAxis::atTop);
+        rect->axis(QCPAxis::atBottom)->setVisible(false);
+        x->setVisible(true);
         QCPAxis* y = rect->axis(QCPAxis::atLeft);
         y->setRangeReversed(true);  // query 0 at the top, like a matrix
         x->setLabel("j (earlier token)");
@@ -113,7 +174,16 @@ void HeatmapGrid::rebuildLayout() {
         m_rects.push_back(rect);
         m_colorMaps.push_back(map);
     }
+    applyTheme();
+}
+
+void HeatmapGrid::applyTheme() {
     applyPlotTheme(m_plot, palette());
+    for (QCPAxisRect* rect : m_rects) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(Qt::NoPen);  // an axis may run past the square matrix
+        }
+    }
 }
 
 void HeatmapGrid::fillData() {
@@ -144,7 +214,7 @@ void HeatmapGrid::fillData() {
                 title->setText(h.title);
             }
         }
-        QCPAxis* x = m_rects[k]->axis(QCPAxis::atBottom);
+        QCPAxis* x = m_rects[k]->axis(QCPAxis::atTop);
         QCPAxis* y = m_rects[k]->axis(QCPAxis::atLeft);
         if (h.tokens.size() == T) {
             QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
@@ -154,14 +224,12 @@ void HeatmapGrid::fillData() {
             x->setTicker(ticker);
             y->setTicker(ticker);
         } else {
-            QSharedPointer<QCPAxisTicker> ticker(new QCPAxisTicker);
-            ticker->setTickCount(4);
+            QSharedPointer<QCPAxisTicker> ticker(new MatrixTicker(T));
             x->setTicker(ticker);
             y->setTicker(ticker);
         }
-        x->setRange(-0.5, T - 0.5);
-        y->setRange(-0.5, T - 0.5);
     }
+    squareCells();
     if (m_fixedRange || !std::isfinite(lo)) {
         lo = -1.0;
         hi = 1.0;
@@ -171,6 +239,23 @@ void HeatmapGrid::fillData() {
     }
     m_scale->setDataRange(QCPRange(lo, hi));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapGrid::squareCells() {
+    for (size_t k = 0; k < m_rects.size() && k < m_maps.size(); ++k) {
+        const double T = m_maps[k].size;
+        const QRect area = m_rects[k]->rect();
+        double spanX = T, spanY = T;
+        if (area.width() > 0 && area.height() > 0) {
+            if (area.width() > area.height()) {
+                spanX = T * area.width() / area.height();
+            } else {
+                spanY = T * area.height() / area.width();
+            }
+        }
+        m_rects[k]->axis(QCPAxis::atTop)->setRange(-0.5, spanX - 0.5);
+        m_rects[k]->axis(QCPAxis::atLeft)->setRange(-0.5, spanY - 0.5);
+    }
 }
 
 double HeatmapGrid::shownValue(int map, int i, int j) const {
@@ -184,7 +269,7 @@ QString HeatmapGrid::describeAt(const QPoint& position) const {
         }
         const Heatmap& h = m_maps[k];
         const int j = static_cast<int>(
-            std::lround(m_rects[k]->axis(QCPAxis::atBottom)->pixelToCoord(position.x())));
+            std::lround(m_rects[k]->axis(QCPAxis::atTop)->pixelToCoord(position.x())));
         const int i = static_cast<int>(
             std::lround(m_rects[k]->axis(QCPAxis::atLeft)->pixelToCoord(position.y())));
         if (i < 0 || j < 0 || i >= h.size || j >= h.size) {

@@ -33,7 +33,7 @@ public:
     const std::vector<Heatmap>& heatmaps() const { return m_maps; }
     // The colour range: [-1, 1] when fixed, else [lowest shown value, highest] over all maps.
     void setFixedRange(bool fixed);
-    void setColumns(int columns);  // 0: chosen from the count
+    void setColumns(int columns);  // 0: chosen to fit the widget's shape
 
     QCustomPlot* plot() const { return m_plot; }
     // What a cell shows (NaN above the diagonal), read back from the plot: for tests.
@@ -46,10 +46,14 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuildLayout();
     void fillData();
+    void squareCells();
+    int autoColumns() const;
+    void applyTheme();
 
     QCustomPlot* m_plot;
     QCPColorScale* m_scale = nullptr;
@@ -59,6 +63,7 @@ private:
     bool m_fixedRange = false;
     int m_columns = 0;
     int m_layoutCount = -1;
+    int m_layoutColumns = 0;
     int m_layoutSize = -1;
 };
 
