@@ -5,6 +5,7 @@
 
 #include "model/dropout.h"
 #include "model/fast_ops.h"
+#include "util/runtime.h"
 
 namespace nope {
 namespace {
@@ -65,6 +66,17 @@ TEST(FastOps, DropoutRateScaleAndGradient) {
     EXPECT_TRUE(torch::equal(nope::dropout(x, 0.2, /*training=*/false), x));
     torch::manual_seed(4);
     EXPECT_TRUE(torch::equal(nope::dropout(x, 0.2, true), y));  // reproducible from the seed
+}
+
+TEST(Runtime, DenormalsAreFlushedOnEveryThread) {
+    applyThreadCount(2);
+    // the largest denormal float, written as bits so that no arithmetic flushes it on the way;
+    // large enough for LibTorch to split the multiplications over its threads
+    const auto bits = torch::full({1 << 20}, 0x007FFFFF, torch::kInt32);
+    const auto x = bits.view(torch::kFloat);
+    // without flushing, x stays a denormal and 3x is a normal float: both nonzero
+    EXPECT_EQ((x * 1.0f).view(torch::kInt32).count_nonzero().item<int64_t>(), 0);
+    EXPECT_EQ((x * 3.0f).view(torch::kInt32).count_nonzero().item<int64_t>(), 0);
 }
 
 }  // namespace

@@ -28,13 +28,17 @@ bool Automation::configure(const QStringList& arguments) {
             m_screenshots = value();
         } else if (a == "--measure") {
             m_measure = true;
-        } else if (a == "--steps") {
+        } else if (a == "--steps" || a == "--snapshot-every" || a == "--batch" || a == "--layers") {
             bool ok = false;
-            m_steps = value().toInt(&ok);
-            if (!ok || m_steps < 1) {
-                std::fprintf(stderr, "nopescope: --steps: needs a positive integer\n");
+            const int n = value().toInt(&ok);
+            if (!ok || n < 1) {
+                std::fprintf(stderr, "nopescope: %s: needs a positive integer\n", qPrintable(a));
                 return false;
             }
+            (a == "--steps"            ? m_steps
+             : a == "--snapshot-every" ? m_snapshotEvery
+             : a == "--batch"          ? m_batch
+                                       : m_layers) = n;
         } else if (a == "--theme") {
             m_theme = value();
             if (m_theme != "system" && m_theme != "light" && m_theme != "dark") {
@@ -52,13 +56,6 @@ bool Automation::configure(const QStringList& arguments) {
                              "nopescope: --close-after: needs a positive number of seconds\n");
                 return false;
             }
-        } else if (a == "--snapshot-every") {
-            bool ok = false;
-            m_snapshotEvery = value().toInt(&ok);
-            if (!ok || m_snapshotEvery < 1) {
-                std::fprintf(stderr, "nopescope: --snapshot-every: needs a positive integer\n");
-                return false;
-            }
         } else if (a == "--task") {
             m_task = value();
             if (!parseTask(m_task.toStdString())) {
@@ -70,7 +67,8 @@ bool Automation::configure(const QStringList& arguments) {
             std::fprintf(
                 stderr,
                 "nopescope: unknown option %s (allowed: --screenshots DIR, --measure, "
-                "--steps N, --task T, --snapshot-every N, --theme NAME, --close-after S)\n",
+                "--steps N, --task T, --snapshot-every N, --batch N, --layers N, --theme NAME, "
+                "--close-after S)\n",
                 qPrintable(a));
             return false;
         }
@@ -89,6 +87,12 @@ void Automation::start() {
     const Preset preset = *makePreset("quick", spec.task);
     spec.model = preset.model;
     spec.train = preset.train;
+    if (m_batch > 0) {
+        spec.train.batchSize = m_batch;
+    }
+    if (m_layers > 0) {
+        spec.model.nLayer = m_layers;
+    }
     spec.train.steps = m_steps;
     spec.train.decaySteps = m_steps;
     spec.train.evalEvery = std::max(1, m_steps / 6);

@@ -5,6 +5,7 @@
 //                       stall, the redraw rate and the throughput in the window; quit.
 //   --task T            the task for both (default addition).
 //   --snapshot-every N  snapshot interval of those runs (default steps / 12).
+//   --batch N, --layers N  batch size and depth instead of the quick preset's.
 //   --theme NAME        system, light or dark (also without the options above).
 //   --close-after S     start training the quick preset, close the window after S seconds and
 //                       print the time of the close request (epoch ms) to time the exit.
@@ -38,6 +39,8 @@ private:
     bool m_measure = false;
     int m_steps = 600;
     int m_snapshotEvery = 0;
+    int m_batch = 0;
+    int m_layers = 0;
     QString m_task = "addition";
     QString m_theme;
     double m_closeAfter = 0.0;

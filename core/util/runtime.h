@@ -12,8 +12,9 @@ int availableCores();
 // Call once at startup: tunes malloc and sets the thread count (0 = all cores).
 void configureRuntime(int threads);
 
-// Sets LibTorch's (and OpenMP's) thread count for the calling thread: a worker thread must call
-// it too, since OpenMP keeps the count per thread.
+// Sets LibTorch's (and OpenMP's) thread count for the calling thread, and flushes denormal
+// floats to zero on it and its pool: a worker thread must call it too, since OpenMP keeps the
+// count per thread.
 void applyThreadCount(int threads);
 
 }  // namespace nope
