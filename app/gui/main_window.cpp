@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QActionGroup>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -154,8 +156,7 @@ MainWindow::MainWindow(QWidget* parent)
     rootLayout->addLayout(bottom);
     setCentralWidget(root);
 
-    m_redrawTimer.setSingleShot(true);
-    m_redrawTimer.setInterval(100);  // at most 10 redraws a second, whatever the snapshot rate
+    m_redrawTimer.setSingleShot(true);  // at most 10 redraws a second, whatever the snapshot rate
     buildMenus();
     connectParts();
     updateControls();
@@ -392,9 +393,13 @@ void MainWindow::addSnapshot(const Snapshot& snapshot) {
 }
 
 void MainWindow::scheduleRedraw() {
-    if (!m_redrawTimer.isActive()) {
-        m_redrawTimer.start();
+    if (m_redrawTimer.isActive()) {
+        return;  // snapshots that come faster are folded into the redraw already due
     }
+    // at most one redraw per 100 ms, counted from the previous one: a snapshot after a quiet
+    // spell is drawn at once (still queued, so that a burst of snapshots is drawn once)
+    const qint64 since = m_sinceRedraw.isValid() ? m_sinceRedraw.elapsed() : kRedrawIntervalMs;
+    m_redrawTimer.start(static_cast<int>(std::max<qint64>(0, kRedrawIntervalMs - since)));
 }
 
 const Snapshot* MainWindow::current() const {
@@ -422,6 +427,7 @@ void MainWindow::updateViewChoices() {
 
 void MainWindow::redraw() {
     ++m_redraws;
+    m_sinceRedraw.start();
     const CapturePoint point = m_form->capturePoint();
     const Snapshot* s = current();
     if (!s) {

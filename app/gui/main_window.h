@@ -3,6 +3,7 @@
 // history of snapshots and redraws on a short timer, never once per incoming snapshot.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
 
@@ -88,6 +89,8 @@ private:
     QComboBox* m_view;
     QCheckBox* m_fixedRange;
     QTimer m_redrawTimer;
+    QElapsedTimer m_sinceRedraw;  // since the last redraw
+    static constexpr qint64 kRedrawIntervalMs = 100;
     std::vector<Snapshot> m_history;
     bool m_followLatest = true;
     int m_redraws = 0;
