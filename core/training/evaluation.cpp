@@ -16,6 +16,10 @@ constexpr int kLossBatches = 4;
 constexpr int kLossWindowsPerBatch = 64;
 constexpr size_t kShownPredictions = 6;
 
+bool stopAsked(const std::atomic<bool>* cancel) {
+    return cancel && cancel->load();
+}
+
 // Eval mode, no gradients, the run's precision; the model's mode restored on exit.
 class EvalScope {
 public:
@@ -91,7 +95,7 @@ bool Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced,
     const int steps = answerBudget(m_task);
     for (const auto& [length, members] : groups) {
         for (size_t start = 0; start < members.size(); start += kDecodeBatch) {
-            if (cancel && cancel->load()) {
+            if (stopAsked(cancel)) {
                 return false;
             }
             const size_t end = std::min(members.size(), start + kDecodeBatch);
@@ -119,7 +123,7 @@ double Evaluator::testLoss(GptImpl& model, const std::atomic<bool>* cancel) {
     if (m_objective == Objective::Lm) {
         m_lossWindows.setRngState(m_windowState);
         for (int b = 0; b < kLossBatches; ++b) {
-            if (cancel && cancel->load()) {
+            if (stopAsked(cancel)) {
                 break;
             }
             const Batch batch = m_lossWindows.next(kLossWindowsPerBatch);
@@ -130,7 +134,7 @@ double Evaluator::testLoss(GptImpl& model, const std::atomic<bool>* cancel) {
         return count > 0 ? sum / count : std::nan("");
     }
     for (size_t start = 0; start < m_examples.size(); start += kDecodeBatch) {
-        if (cancel && cancel->load()) {
+        if (stopAsked(cancel)) {
             break;
         }
         const std::vector<Example> chunk(
@@ -151,7 +155,7 @@ EvalResult Evaluator::evaluate(GptImpl& model, const std::atomic<bool>* cancel) 
     EvalResult result;
     result.testLoss = testLoss(model, cancel);
     std::vector<std::string> produced;
-    if (!decodeAll(model, produced, cancel) || (cancel && cancel->load())) {
+    if (!decodeAll(model, produced, cancel) || stopAsked(cancel)) {
         result.cancelled = true;
         return result;
     }

@@ -17,20 +17,20 @@ RunRecorder::RunRecorder(Trainer& trainer, const fs::path& dir, const nlohmann::
                          bool continuing, const fs::path& initSource)
     : m_trainer(trainer), m_writer(dir, continuing, trainer.step()) {
     m_writer.writeConfig(config);
+    // the init analysis: measured for a new run, else read back (a folder loaded into the window
+    // passes its own as initSource); unknown, the final table leaves init out
+    const fs::path own = dir / kInitAnalysis;
     if (!continuing && trainer.step() == 0) {
         m_init = trainer.analyze(trainer.trainConfig().finalSamples);
-        writeFileAtomic(dir / kInitAnalysis, toJson(m_init).dump() + "\n");
+    } else if (fs::exists(own)) {
+        m_init = analysisFromJson(nlohmann::json::parse(readFile(own)));
+        return;
+    } else if (!initSource.empty() && fs::exists(initSource / kInitAnalysis)) {
+        m_init = analysisFromJson(nlohmann::json::parse(readFile(initSource / kInitAnalysis)));
+    } else {
         return;
     }
-    for (const fs::path& folder : {dir, initSource}) {
-        if (!folder.empty() && fs::exists(folder / kInitAnalysis)) {
-            m_init = analysisFromJson(nlohmann::json::parse(readFile(folder / kInitAnalysis)));
-            if (folder != dir) {
-                writeFileAtomic(dir / kInitAnalysis, toJson(m_init).dump() + "\n");
-            }
-            return;
-        }
-    }
+    writeFileAtomic(own, toJson(m_init).dump() + "\n");
 }
 
 TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
