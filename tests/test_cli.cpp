@@ -12,6 +12,9 @@
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
 
+#include "model/gpt.h"
+#include "training/checkpoint.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -119,6 +122,75 @@ TEST_F(Cli, AnalyzeIsDeterministicBySeed) {
     EXPECT_NE(nlohmann::json::parse(a.out).at("rows"), nlohmann::json::parse(c.out).at("rows"));
 }
 
+const std::string kNanogptCkpt = std::string(NOPESCOPE_TEST_DATA) + "/nanogpt_ckpt.pt";
+
+TEST_F(Cli, AnalyzeReadsANanogptCheckpoint) {
+    const Result r = run(
+        "analyze --task reversal --samples 8 --threads 1 --point all --checkpoint " + kNanogptCkpt);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("model 2 layers x 24 wide, 2 heads"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("checkpoint " + kNanogptCkpt + " (nanogpt-ckpt)"), std::string::npos)
+        << r.out;
+    for (const char* row :
+         {"embedding      0", "attn_in        2", "attn           2", "resid          2"}) {
+        EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+    }
+
+    const fs::path out = m_dir / "scores";
+    const Result j = run("analyze --task reversal --samples 8 --threads 1 --json --checkpoint " +
+                         kNanogptCkpt + " --out " + out.string());
+    ASSERT_EQ(j.status, 0) << j.err;
+    const auto json = nlohmann::json::parse(slurp(out / "scores.json"));
+    EXPECT_EQ(json.at("checkpoint").at("file"), kNanogptCkpt);
+    EXPECT_EQ(json.at("checkpoint").at("format"), "nanogpt-ckpt");
+    EXPECT_FALSE(json.contains("seed"));
+    EXPECT_EQ(json.at("model").at("n_head"), 2);
+}
+
+TEST_F(Cli, AnalyzeRejectsBadCheckpointsAndWritesNothing) {
+    const fs::path text = m_dir / "notes.pt";
+    std::ofstream(text) << "not a model\n";
+    const fs::path out = m_dir / "never";
+    const Result bad = run("analyze --checkpoint " + text.string() + " --out " + out.string());
+    EXPECT_EQ(bad.status, 1) << bad.err;
+    EXPECT_NE(bad.err.find("nopescope-cli analyze: error: " + text.string() + ": "),
+              std::string::npos)
+        << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    EXPECT_FALSE(fs::exists(out));
+
+    nope::ModelConfig config;  // learned positions: its context (16) comes with the file
+    config.nLayer = 1;
+    config.nHead = 2;
+    config.nEmbd = 8;
+    config.blockSize = 16;
+    config.positional = nope::PositionalEncoding::Learned;
+    const fs::path shortContext = m_dir / "short.pt";
+    nope::saveWeightsForPython(shortContext, *nope::Gpt(config));
+    const struct {
+        std::string args;
+        const char* mentions;
+    } cases[] = {
+        {"--layers 3 --checkpoint x", "--layers: not used with --checkpoint"},
+        {"--seed 3 --checkpoint " + kNanogptCkpt, "--seed: not used with --checkpoint"},
+        {"--checkpoint " + (m_dir / "missing.pt").string(), "does not exist (allowed: "},
+        {"--checkpoint " + m_dir.string(), "is a folder without best.pt or checkpoint.pt"},
+        {"--task reversal --heads 2 --checkpoint " + shortContext.string(),
+         "--task: the reversal prompts have 22 tokens, longer than the saved model's context of "
+         "16"},
+    };
+    for (const auto& c : cases) {
+        const Result r = run("analyze " + c.args + " --out " + out.string());
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(out)) << c.args;
+    }
+    EXPECT_EQ(run("analyze --task addition --samples 4 --threads 1 --heads 2 --checkpoint " +
+                  shortContext.string())
+                  .status,
+              0);  // addition prompts (9 tokens) fit
+}
+
 TEST_F(Cli, BadFlagsNameTheFlagAndWriteNothing) {
     const struct {
         const char* args;
@@ -188,6 +260,10 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     EXPECT_EQ(finals[0],
               "stage,point,layer,adjacency_mean,adjacency_std,norm_score,variance_score,samples");
     EXPECT_EQ(finals[1].substr(0, 15), "init,embedding,");
+    const auto probes = lines(slurp(folder / "probes.csv"));  // the quick preset probes
+    ASSERT_GE(probes.size(), 2u);
+    EXPECT_EQ(probes[0].substr(0, 17), "step,point,layer,");
+    EXPECT_EQ(probes[1].substr(0, 2), "0,");  // at init
     const auto config = nlohmann::json::parse(slurp(folder / "config.json"));
     EXPECT_EQ(config.at("task"), "indexing");
     EXPECT_EQ(config.at("preset"), "quick");
@@ -200,6 +276,12 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     EXPECT_EQ(resumed[3], metrics[3]);  // the first run's rows are kept
     EXPECT_EQ(resumed[4].substr(0, 3), "30,");
     EXPECT_TRUE(fs::exists(folder / "snapshots/step_000030.json"));
+
+    const Result analysed = run("analyze --task indexing --samples 8 --threads 1 --checkpoint " +
+                                folder.string());  // the run's best checkpoint
+    ASSERT_EQ(analysed.status, 0) << analysed.err;
+    EXPECT_NE(analysed.out.find("best.pt (nopescope-checkpoint)"), std::string::npos)
+        << analysed.out;
 
     EXPECT_EQ(run("train --resume " + folder.string() + " --lr 0.1").status, 2);
     EXPECT_EQ(run(std::string("train ") + kTinyTrain + " --out " + folder.string()).status, 2);
@@ -234,6 +316,80 @@ TEST_F(Cli, TrainRejectsBadFlagsAndWritesNothing) {
     EXPECT_EQ(run("train --resume " + (m_dir / "nothing").string()).status, 2);
 }
 
+constexpr const char* kTinyProbe =
+    "probe --layers 2 --dim 32 --heads 2 --threads 1 --preset fast --epochs 2 "
+    "--train-strings 40 --test-strings 20";
+
+TEST_F(Cli, ProbeWritesTablesAndPredictions) {
+    const fs::path out = m_dir / "probes";
+    const Result r =
+        run(std::string(kTinyProbe) + " --features cosine,vector --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("| cosine"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("attn           2"), std::string::npos) << r.out;
+    const auto probes = lines(slurp(out / "probes.csv"));
+    ASSERT_EQ(probes.size(), 1u + 3u * 2u);  // embedding, attn 1, attn 2; two features
+    EXPECT_EQ(probes[0],
+              "point,layer,feature,target,pearson_r,nrmse,control_r,control_nrmse,train_strings,"
+              "test_strings");
+    EXPECT_EQ(probes[1].substr(0, 28), "embedding,0,vector,position,");
+    EXPECT_NE(probes[2].find(",cosine,distance_to_last,"), std::string::npos) << probes[2];
+    EXPECT_EQ(probes[1].substr(probes[1].size() - 6), ",40,20");
+    const auto predictions = lines(slurp(out / "predictions.csv"));
+    EXPECT_EQ(predictions[0], "point,layer,feature,true,predicted");
+    EXPECT_EQ(predictions.size(), 1u + 6u * 20u * 16u);  // every test position of every probe
+    const auto json = nlohmann::json::parse(slurp(out / "probes.json"));
+    EXPECT_EQ(json.at("probe").at("train_chars"), "5678");
+    EXPECT_EQ(json.at("seed"), 1337);
+    EXPECT_EQ(json.at("rows").size(), 6u);
+
+    // deterministic by seed
+    const Result a = run(std::string(kTinyProbe) + " --features norm --json --probe-seed 4");
+    const Result b = run(std::string(kTinyProbe) + " --features norm --json --probe-seed 4");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_EQ(nlohmann::json::parse(a.out).at("rows"), nlohmann::json::parse(b.out).at("rows"));
+}
+
+TEST_F(Cli, ProbeReadsANanogptCheckpoint) {
+    const Result r =
+        run("probe --threads 1 --preset fast --epochs 2 --train-strings 40 --test-strings 20 "
+            "--features cosine --checkpoint " +
+            std::string(NOPESCOPE_TEST_DATA) + "/nanogpt_ckpt.pt --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("checkpoint").at("format"), "nanogpt-ckpt");
+    EXPECT_EQ(j.at("rows").size(), 3u);  // embedding and two attn layers
+}
+
+TEST_F(Cli, ProbeRejectsBadFlagsAndWritesNothing) {
+    const struct {
+        const char* args;
+        const char* mentions;
+    } cases[] = {
+        {"--test-chars 1235", "--test-chars: '5' is also a training character"},
+        {"--length 300", "--length: 300 is out of range (allowed: 2 to 256"},
+        {"--length many", "--length: 'many' is not a length"},
+        {"--features speed", "--features: 'speed'"},
+        {"--probe-layers 6", "--probe-layers: 6 needs 5 hidden widths"},
+        {"--probe-widths 64,0", "--probe-widths: '0' is not a width"},
+        {"--activations selu", "--activations: 1 given, the probe has 3 hidden layers"},
+        {"--train-chars 5%5", "--train-chars: '5' appears twice"},
+        {"--checkpoint /no/such/file.pt", "--layers: not used with --checkpoint"},
+    };
+    for (const auto& c : cases) {
+        const fs::path out = m_dir / "never";
+        const Result r = run(std::string(kTinyProbe) + " " + c.args + " --out " + out.string());
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+        EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(out)) << c.args;
+    }
+    const Result missing = run("probe --checkpoint /no/such/file.pt");
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_NE(missing.err.find("--checkpoint: '/no/such/file.pt' does not exist"),
+              std::string::npos)
+        << missing.err;
+}
+
 TEST_F(Cli, BenchPrintsThroughputAsJson) {
     const Result r =
         run("bench --layers 1 --dim 32 --heads 2 --steps 2 --warmup 1 "
@@ -246,7 +402,7 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
 }
 
 TEST_F(Cli, HelpOnEveryCommand) {
-    for (const char* command : {"info", "analyze", "train", "bench"}) {
+    for (const char* command : {"info", "analyze", "probe", "train", "bench"}) {
         const Result r = run(std::string(command) + " --help");
         EXPECT_EQ(r.status, 0) << command;
         EXPECT_NE(r.out.find("usage: nopescope-cli " + std::string(command)), std::string::npos);

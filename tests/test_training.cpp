@@ -451,6 +451,55 @@ TEST(Trainer, NonFiniteStopKeepsTheLastGoodCheckpoint) {
     fs::remove_all(dir);
 }
 
+TEST(Trainer, ProbesRunInSnapshotsAndGoToTheRunFolder) {
+    TrainConfig t = tinyTrain();
+    t.steps = 30;
+    t.probeEvery = 2;  // at init, at step 20, and in the final snapshot (30)
+    t.probe.hidden = {16};
+    t.probe.activations = {ProbeActivation::Selu};
+    t.probe.epochs = 2;
+    t.probe.trainStrings = 32;
+    t.probe.testStrings = 16;
+    t.probe.keepPredictions = 2;
+    const fs::path dir = tempPath("probes-run");
+    fs::remove_all(dir);
+    Trainer trainer(TaskKind::Reversal, tinyModel(), t);
+    RunRecorder recorder(trainer, dir, trainer.configJson(), false);
+    std::vector<int> probed;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) {
+        if (!s.probes.empty()) {
+            probed.push_back(s.step);
+            EXPECT_EQ(s.probes.results.size(), 3u * 5u);  // embedding, attn 1, 2; five features
+        }
+    };
+    recorder.finish(trainer.run(recorder.wrap(callbacks)));
+    EXPECT_EQ(probed, (std::vector<int>{0, 20, 30}));
+    const RunFolder run = readRunFolder(dir);
+    ASSERT_EQ(run.snapshots.size(), 4u);
+    EXPECT_TRUE(run.snapshots[1].probes.empty());
+    ASSERT_EQ(run.snapshots[3].probes.results.size(), 15u);
+    EXPECT_EQ(run.snapshots[3].probes.results[0].truth.size(), 2u * 16u);
+    std::ifstream csv(dir / "probes.csv");
+    std::string header, line;
+    std::getline(csv, header);
+    EXPECT_EQ(header, runProbesCsvHeader());
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        ++rows;
+    }
+    EXPECT_EQ(rows, 3 * 15);
+
+    // Probes on demand, on the task's own prompts, and a bad size named.
+    ProbeConfig onTask = t.probe;
+    onTask.data = ProbeData::Task;
+    const ProbeReport report = trainer.probe(onTask);
+    EXPECT_EQ(report.sequenceLength, longestPrompt(TaskKind::Reversal));
+    onTask.testStrings = 1000;
+    EXPECT_THROW(trainer.probe(onTask), std::invalid_argument);
+    fs::remove_all(dir);
+}
+
 TEST(Trainer, Bf16TrainsAndSnapshotsHaveEveryLayer) {
     TrainConfig t = tinyTrain();
     t.precision = Precision::Bf16;

@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -27,6 +28,8 @@
 #include "heatmap_grid.h"
 #include "main_window.h"
 #include "meta_types.h"
+#include "probe_panel.h"
+#include "probe_tab.h"
 #include "qcp.h"
 #include "run_controls.h"
 #include "score_table.h"
@@ -266,6 +269,86 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
     EXPECT_TRUE(md.readAll().startsWith("| stage |"));
     // an export into a place that cannot be written reports the problem
     EXPECT_FALSE(window.exportAll("/proc/no-such-place/export", 1.0).isEmpty());
+}
+
+TEST(Window, ProbesAtInitInTrainingOnDemandAndInTheRunFolder) {
+    QTemporaryDir dir;
+    MainWindow window;
+    RunSpec spec = tinySpec();
+    spec.train.probeEvery = 2;  // steps 0, 10, 20
+    spec.train.probe.hidden = {8};
+    spec.train.probe.activations = {ProbeActivation::Selu};
+    spec.train.probe.epochs = 2;
+    spec.train.probe.trainStrings = 32;
+    spec.train.probe.testStrings = 16;
+    window.form()->setSpec(spec);
+    window.show();
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startTraining();
+    ASSERT_TRUE(waitFor([&] { return finished.count() == 1; }));
+    QTest::qWait(250);
+    std::vector<int> probed;
+    for (const Snapshot& s : window.history()) {
+        if (!s.probes.empty()) {
+            probed.push_back(s.step);
+        }
+    }
+    EXPECT_EQ(probed, (std::vector<int>{0, 10, 20}));
+    EXPECT_EQ(window.scores()->rowCount(), 4);  // init and step 20, each with its probe row
+    const ui::TableData probeTable = window.probes()->panel()->table();
+    EXPECT_EQ(probeTable.rows.size(), 2 * 15);  // init and step 20: 3 sites x 5 features
+
+    // Run probes on the trained model: the result lands on the last snapshot
+    QSignalSpy probes(window.controller(), &TrainingController::probes);
+    ASSERT_TRUE(window.probes()->runButton()->isEnabled());
+    QTest::mouseClick(window.probes()->runButton(), Qt::LeftButton);
+    ASSERT_TRUE(waitFor([&] { return probes.count() == 1; }));
+    QTest::qWait(250);
+    EXPECT_EQ(window.viewTabs()->currentWidget(), window.probes());
+    const ProbeReport& latest = window.history().back().probes;
+    EXPECT_EQ(latest.trainStrings, fastProbeConfig().trainStrings);  // the tab's fast setting
+    EXPECT_EQ(window.controller()->state(), TrainingController::State::Ready);
+
+    const QStringList problems = window.exportAll(dir.path(), 1.0);
+    ASSERT_TRUE(problems.isEmpty()) << problems.join("\n").toStdString();
+    for (const char* name : {"probe_bars.png", "probe_scatter.svg", "probes.csv", "probes.md"}) {
+        EXPECT_TRUE(QFile::exists(QDir(dir.path()).filePath(name))) << name;
+    }
+
+    // the run folder keeps the probes of training
+    MainWindow reopened;
+    reopened.openRunFolder(window.runFolder());
+    ASSERT_EQ(reopened.history().size(), 5u);
+    EXPECT_EQ(reopened.history().front().probes.results.size(), 15u);
+    QDir(window.runFolder()).removeRecursively();
+}
+
+TEST(Window, OpenModelAnalysesAndProbesANanoGptCheckpoint) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    QSignalSpy ready(window.controller(), &TrainingController::ready);
+    window.openModel(QString(NOPESCOPE_TEST_DATA) + "/nanogpt_ckpt.pt");
+    ASSERT_TRUE(waitFor([&] { return ready.count() == 1; }));
+    QTest::qWait(250);
+    ASSERT_EQ(window.history().size(), 1u);
+    EXPECT_EQ(window.history().front().analysis.layerCount(), 2);
+    EXPECT_EQ(window.form()->field("dim")->text(), "24");  // the file's model, on the form
+    QSignalSpy probes(window.controller(), &TrainingController::probes);
+    window.runProbes();
+    ASSERT_TRUE(waitFor([&] { return probes.count() == 1; }));
+    EXPECT_FALSE(window.history().front().probes.empty());
+
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("foreign.pt");
+    QFile f(bad);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("PK\x03\x04 not really a zip");
+    f.close();
+    QSignalSpy failed(window.controller(), &TrainingController::failed);
+    window.openModel(bad);
+    ASSERT_TRUE(waitFor([&] { return failed.count() == 1; }));
+    EXPECT_TRUE(window.problem().contains(bad)) << window.problem().toStdString();
+    EXPECT_TRUE(window.controls()->initializeButton()->isEnabled());
 }
 
 TEST(Window, ProblemsAreShownAndTheWindowStaysUsable) {

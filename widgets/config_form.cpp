@@ -103,6 +103,14 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
                        "LayerNorm input of attention; resid: residual stream after the block");
     m_point->setCurrentText("attn");
     addField(analysis, "snapshot-every", "snapshot every", Field::Int, "steps between snapshots");
+    addField(analysis, "probe-every", "probes every", Field::Int,
+             "snapshots between position-probe runs during training (0 = none); probes also "
+             "run at init and in the last snapshot");
+    m_probePreset = addCombo(analysis, "probe size", {"fast", "full"},
+                             "fast: a small MLP for the live view; full: the authors' 4-layer "
+                             "MLP, 20 epochs (minutes for a 6-layer model)");
+    addField(analysis, "length", "probe length", Field::Int,
+             "characters of each random probe string (the model must accept it)");
 
     m_otherErrors = new QLabel(this);
     m_otherErrors->setWordWrap(true);
@@ -125,7 +133,8 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
         }
         revalidate();
     });
-    for (QComboBox* combo : {m_positional, m_attention, m_initScheme, m_objective, m_precision}) {
+    for (QComboBox* combo :
+         {m_positional, m_attention, m_initScheme, m_objective, m_precision, m_probePreset}) {
         connect(combo, &QComboBox::currentTextChanged, this, [this] {
             markCustom();
             revalidate();
@@ -217,6 +226,13 @@ void ConfigForm::setSpec(const RunSpec& spec) {
     field("eval-samples")->setText(QString::number(t.evalSamples));
     field("analysis-samples")->setText(QString::number(t.analysisSamples));
     field("snapshot-every")->setText(QString::number(t.snapshotEvery));
+    field("probe-every")->setText(QString::number(t.probeEvery));
+    field("length")->setText(QString::number(t.probe.length));
+    const QString probeSize = QString::fromStdString(probePresetName(t.probe));
+    if (m_probePreset->findText(probeSize) < 0) {
+        m_probePreset->addItem(probeSize);  // "custom": settings from a session or a run
+    }
+    m_probePreset->setCurrentText(probeSize);
     m_spec = spec;  // keeps the settings the form has no field for
     m_filling = false;
     revalidate();
@@ -283,6 +299,16 @@ void ConfigForm::revalidate() {
     integer("eval-samples", t.evalSamples);
     integer("analysis-samples", t.analysisSamples);
     integer("snapshot-every", t.snapshotEvery);
+    integer("probe-every", t.probeEvery);
+    {
+        const auto preset = probePreset(m_probePreset->currentText().toStdString());
+        if (preset && probePresetName(t.probe) != m_probePreset->currentText().toStdString()) {
+            const uint64_t seed = t.probe.seed;
+            t.probe = *preset;
+            t.probe.seed = seed;
+        }
+    }
+    integer("length", t.probe.length);
     t.keepPrompts = std::min(t.keepPrompts, std::max(0, t.analysisSamples));
     if (errors.empty()) {
         errors = validate(spec);

@@ -70,6 +70,7 @@ private:
     QComboBox* m_objective;
     QComboBox* m_precision;
     QComboBox* m_point;
+    QComboBox* m_probePreset;
     QCheckBox* m_bias;
     QLabel* m_otherErrors;
     RunSpec m_spec;

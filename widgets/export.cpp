@@ -111,7 +111,9 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
     };
     const std::pair<QCustomPlot*, QString> plots[] = {{set.heatmaps, "heatmaps"},
                                                       {set.adjacencyCurves, "adjacency_curves"},
-                                                      {set.trainingCurves, "training_curves"}};
+                                                      {set.trainingCurves, "training_curves"},
+                                                      {set.probeBars, "probe_bars"},
+                                                      {set.probeScatter, "probe_scatter"}};
     for (const auto& [plot, name] : plots) {
         for (const char* suffix : {"png", "pdf", "svg"}) {
             if (plot) {
@@ -121,6 +123,9 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
     }
     for (const char* suffix : {"csv", "json", "md"}) {
         check(saveTable(d.filePath(QString("scores.") + suffix), set.scores));
+        if (!set.probes.rows.isEmpty()) {
+            check(saveTable(d.filePath(QString("probes.") + suffix), set.probes));
+        }
     }
     check(saveText(d.filePath("config.json"), set.config));
     return problems;

@@ -28,12 +28,16 @@ struct ExportSet {
     QCustomPlot* heatmaps = nullptr;
     QCustomPlot* adjacencyCurves = nullptr;
     QCustomPlot* trainingCurves = nullptr;
+    QCustomPlot* probeBars = nullptr;     // skipped when null
+    QCustomPlot* probeScatter = nullptr;  // skipped when null
     TableData scores;
+    TableData probes;   // skipped when it has no rows
     QByteArray config;  // the run's settings as JSON
 };
 
-// Writes heatmaps, adjacency_curves and training_curves as .png (at `scale`), .pdf and .svg,
-// scores as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
+// Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter as .png (at
+// `scale`), .pdf and .svg, scores (and probes, when there are any) as .csv, .json and .md, and
+// config.json into `dir`. Returns the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 
 }  // namespace nope::ui

@@ -12,11 +12,39 @@ ScoreTable::ScoreTable(QWidget* parent) : QTableWidget(parent) {
     setMinimumHeight(90);
 }
 
+namespace {
+
+// "0.94 / 0.08 / 0.70": R of the cosine, vector and variance probes, the paper's comparison.
+QString probeCell(const ProbeReport& report, CapturePoint point, int layer, QString* tip) {
+    QStringList shown, lines;
+    for (ProbeFeature f : allProbeFeatures()) {
+        const ProbeResult* r = report.find(point, layer, f);
+        if (!r) {
+            continue;
+        }
+        lines << QString("%1: R %2, NRMSE %3 (control R %4)")
+                     .arg(QString::fromStdString(toString(f)))
+                     .arg(r->pearsonR, 0, 'f', 3)
+                     .arg(r->nrmse, 0, 'f', 3)
+                     .arg(r->controlR, 0, 'f', 3);
+    }
+    for (ProbeFeature f : {ProbeFeature::Cosine, ProbeFeature::Vector, ProbeFeature::Variance}) {
+        const ProbeResult* r = report.find(point, layer, f);
+        shown << (r ? QString::number(r->pearsonR, 'f', 2) : QString("–"));
+    }
+    *tip = lines.join("\n");
+    return lines.isEmpty() ? QString("–") : shown.join(" / ");
+}
+
+}  // namespace
+
 void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point) {
     int layers = 0;
+    bool anyProbes = false;
     for (const auto& r : rows) {
         if (r.analysis) {
             layers = std::max(layers, r.analysis->layerCount());
+            anyProbes = anyProbes || (r.probes && !r.probes->empty());
         }
     }
     QStringList columns{"embedding"};
@@ -29,12 +57,17 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
                   << "layer"
                   << "adjacency_mean"
                   << "adjacency_std";
+    if (anyProbes) {
+        for (ProbeFeature f : allProbeFeatures()) {
+            m_data.header << QString("probe_r_%1").arg(QString::fromStdString(toString(f)));
+        }
+    }
 
     setColumnCount(columns.size());
     setHorizontalHeaderLabels(columns);
     int shown = 0;
     for (const auto& r : rows) {
-        shown += r.analysis ? 1 : 0;
+        shown += r.analysis ? (r.probes && !r.probes->empty() ? 2 : 1) : 0;
     }
     setRowCount(shown);
     QStringList labels;
@@ -43,7 +76,11 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
         if (!r.analysis) {
             continue;
         }
+        const bool probed = r.probes && !r.probes->empty();
         labels << r.label;
+        if (probed) {
+            labels << r.label + " · probe R cos / vec / var";
+        }
         for (int c = 0; c < columns.size(); ++c) {
             const CapturePoint p = c == 0 ? CapturePoint::Embedding : point;
             const LayerScores* s = r.analysis->find(p, c);
@@ -53,14 +90,28 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
                                                 : QString("–"));
             item->setTextAlignment(Qt::AlignCenter);
             setItem(row, c, item);
+            if (probed) {
+                QString tip;
+                auto* probeItem = new QTableWidgetItem(probeCell(*r.probes, p, c, &tip));
+                probeItem->setTextAlignment(Qt::AlignCenter);
+                probeItem->setToolTip(tip);
+                setItem(row + 1, c, probeItem);
+            }
             if (s) {
-                m_data.rows << QStringList{r.label, QString::fromStdString(toString(p)),
-                                           QString::number(c),
-                                           QString::number(s->adjacencyMean, 'f', 6),
-                                           QString::number(s->adjacencyStd, 'f', 6)};
+                QStringList cells{r.label, QString::fromStdString(toString(p)), QString::number(c),
+                                  QString::number(s->adjacencyMean, 'f', 6),
+                                  QString::number(s->adjacencyStd, 'f', 6)};
+                for (ProbeFeature f : allProbeFeatures()) {
+                    if (!anyProbes) {
+                        break;
+                    }
+                    const ProbeResult* pr = probed ? r.probes->find(p, c, f) : nullptr;
+                    cells << (pr ? QString::number(pr->pearsonR, 'f', 6) : QString());
+                }
+                m_data.rows << cells;
             }
         }
-        ++row;
+        row += probed ? 2 : 1;
     }
     setVerticalHeaderLabels(labels);
     setToolTip(QString("adjacency probability score of the %1 point (mean ± std over prompts); "

@@ -1,6 +1,6 @@
-// nopescope-cli analyze: builds a model at initialization, runs it on test prompts of a task, and
-// prints (and optionally writes) the adjacency, norm and variance scores of every capture point
-// and layer.
+// nopescope-cli analyze: builds a model at initialization (or loads a saved one), runs it on test
+// prompts of a task, and prints (and optionally writes) the adjacency, norm and variance scores
+// of every capture point and layer.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -10,8 +10,7 @@
 
 #include "analysis/analyzer.h"
 #include "cli/commands.h"
-#include "cli/model_flags.h"
-#include "model/init.h"
+#include "cli/model_source.h"
 #include "run/scores_io.h"
 #include "tasks/batch.h"
 #include "util/format.h"
@@ -20,22 +19,6 @@
 namespace nope::cli {
 
 namespace {
-
-std::vector<std::string> taskNames() {
-    std::vector<std::string> names;
-    for (TaskKind t : allTasks()) {
-        names.push_back(taskName(t));
-    }
-    return names;
-}
-
-std::vector<std::string> pointNames() {
-    std::vector<std::string> names;
-    for (CapturePoint p : allCapturePoints()) {
-        names.push_back(toString(p));
-    }
-    return names;
-}
 
 void printTable(const Analysis& analysis) {
     std::printf("%-10s %5s  %9s  %7s  %6s  %8s\n", "point", "layer", "adjacency", "std", "norm",
@@ -56,28 +39,29 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 int runAnalyze(const Args& args) {
     std::string task = "addition";
     int samples = 256;
-    uint64_t seed = 1337;
     uint64_t dataSeed = 1234;
     std::vector<std::string> points = {"embedding", "attn"};
     std::string out;
     int threads = 0;
     bool json = false;
-    ModelFlags modelFlags;
+    ModelSource source;
     const DataConfig data;
 
     FlagSet flags(
-        "nopescope-cli analyze --task T [--samples N] [--seed S] [model flags] [--point P,Q] "
-        "[--out DIR]",
-        "Builds the model at initialization, runs it on N test prompts of the task (left-padded\n"
-        "with newlines to the task's longest prompt) and prints, per capture point and layer, the\n"
-        "adjacency probability score (mean and std over prompts) and the triple scores of the\n"
-        "per-token norm and variance shrinking with position. With --out it writes scores.csv,\n"
-        "scores.json and the mean self-cosine matrix of each point and layer under matrices/.");
+        "nopescope-cli analyze --task T [--samples N] [--seed S] [model flags | --checkpoint PATH] "
+        "[--point P,Q] [--out DIR]",
+        "Builds the model at initialization (or loads a saved one with --checkpoint), runs it on\n"
+        "N test prompts of the task (left-padded with newlines to the task's longest prompt) and\n"
+        "prints, per capture point and layer, the adjacency probability score (mean and std over\n"
+        "prompts) and the triple scores of the per-token norm and variance shrinking with\n"
+        "position. With --out it writes scores.csv, scores.json and the mean self-cosine matrix\n"
+        "of each point and layer under matrices/. --checkpoint reads checkpoint.pt, best.pt and\n"
+        "weights.pt, a run folder (its best.pt), and nanoGPT's ckpt.pt or a state dict with\n"
+        "nanoGPT's names written by PyTorch; --heads is needed only when the file has no config.");
     flags.addChoice("task", &task, "task whose test prompts are analysed", taskNames());
     flags.addInt("samples", &samples, "test prompts to analyse", 1, data.testSize);
-    flags.addUint64("seed", &seed, "seed of the model's initialization");
     flags.addUint64("data-seed", &dataSeed, "seed of the dataset and of the prompt draw");
-    modelFlags.addTo(flags);
+    source.addTo(flags);
     flags.addList("point", &points, "capture points to score", pointNames());
     flags.addString("out", &out, "folder for scores.csv, scores.json and matrices/", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
@@ -89,15 +73,23 @@ int runAnalyze(const Args& args) {
         std::cout << flags.help();
         return kExitOk;
     }
-    ModelConfig config;
-    if (auto error = modelFlags.build(flags, config)) {
+    if (auto error = source.check(flags)) {  // loads a --checkpoint (throws on a bad file)
         return usageError("analyze", *error);
     }
+    const ModelConfig config = source.config();
     const TaskKind taskKind = *parseTask(task);
-    if (longestPrompt(taskKind) > config.blockSize) {
+    const int promptLength = longestPrompt(taskKind);
+    if (promptLength > config.blockSize && source.fromCheckpoint()) {
+        return usageError("analyze", "--task: the " + task + " prompts have " +
+                                         std::to_string(promptLength) +
+                                         " tokens, longer than the saved model's context of " +
+                                         std::to_string(config.blockSize) +
+                                         " (allowed: a task whose prompts fit)");
+    }
+    if (promptLength > config.blockSize) {
         return usageError("analyze", "--context: " + std::to_string(config.blockSize) +
                                          " is shorter than the " + task + " prompts (allowed: " +
-                                         std::to_string(longestPrompt(taskKind)) + " to 4096)");
+                                         std::to_string(promptLength) + " to 4096)");
     }
     if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
         return usageError("analyze", "--out: '" + out + "' is a file (allowed: a folder)");
@@ -111,9 +103,7 @@ int runAnalyze(const Args& args) {
     const auto start = std::chrono::steady_clock::now();
     const TaskData taskData = makeTaskData(taskKind, {data.trainSize, data.testSize, dataSeed});
     const PromptSet prompts = makePromptSet(taskData, samples, analysisPromptSeed(dataSeed));
-    torch::manual_seed(seed);
-    Gpt model(config);
-    initializeWeights(*model);
+    Gpt model = source.build();
     const double setupSeconds = secondsSince(start);
 
     const auto analysisStart = std::chrono::steady_clock::now();
@@ -126,13 +116,10 @@ int runAnalyze(const Args& args) {
     for (CapturePoint p : pointSet.points()) {
         chosen.push_back(toString(p));
     }
-    const nlohmann::json meta = {{"command", "analyze"},
-                                 {"task", task},
-                                 {"seed", seed},
-                                 {"data_seed", dataSeed},
-                                 {"points", chosen},
-                                 {"model", config},
-                                 {"parameters", countParameters(*model)}};
+    nlohmann::json meta = {{"command", "analyze"},  {"task", task},
+                           {"data_seed", dataSeed}, {"points", chosen},
+                           {"model", config},       {"parameters", countParameters(*model)}};
+    meta.update(source.describe());  // the seed, or the checkpoint's file and format
     if (json) {
         nlohmann::json all = meta;
         all.update(scoresJson(analysis));
@@ -140,10 +127,10 @@ int runAnalyze(const Args& args) {
     } else {
         std::printf(
             "%s: %d test prompts of %d tokens; model %d layers x %d wide, %d heads, pe %s, "
-            "%s attention, init %s, seed %llu\n\n",
+            "%s attention, %s\n\n",
             task.c_str(), analysis.samples, analysis.seqLen, config.nLayer, config.nEmbd,
             config.nHead, toString(config.positional).c_str(), toString(config.attention).c_str(),
-            toString(config.init.scheme).c_str(), static_cast<unsigned long long>(seed));
+            source.summary().c_str());
         printTable(analysis);
         std::printf("\nsetup %.2f s, analysis %.2f s (forward %.2f s, scores %.2f s; %d threads)\n",
                     setupSeconds, analysisSeconds, analysis.forwardSeconds, analysis.scoringSeconds,

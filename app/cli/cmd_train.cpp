@@ -93,14 +93,6 @@ void printByLength(const EvalResult& eval) {
     std::printf("\n");
 }
 
-std::vector<std::string> names(const std::vector<TaskKind>& tasks) {
-    std::vector<std::string> out;
-    for (TaskKind t : tasks) {
-        out.push_back(taskName(t));
-    }
-    return out;
-}
-
 struct RunPlan {
     std::unique_ptr<Trainer> trainer;
     fs::path out;
@@ -168,7 +160,7 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "adjacency.csv, snapshots/, final_scores.csv, checkpoint.pt, best.pt and weights.pt into\n"
         "DIR. A preset sets the defaults shown here for the chosen task; flags override them.\n"
         "Ctrl-C stops after the current step and still writes everything.");
-    flags.addChoice("task", &task, "task to learn", names(allTasks()));
+    flags.addChoice("task", &task, "task to learn", taskNames());
     flags.addChoice("preset", &presetName, "quick: minutes on a CPU; paper: the authors' setup",
                     presetNames());
     modelFlags.addTo(flags);

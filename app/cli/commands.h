@@ -17,6 +17,7 @@ int runInfo(const Args& args);
 int runAnalyze(const Args& args);
 int runTrain(const Args& args);
 int runBench(const Args& args);
+int runProbe(const Args& args);
 
 // Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.
 int usageError(const std::string& command, const std::string& message);

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "model/capture_point.h"
+#include "tasks/task.h"
+
 namespace nope::cli {
 
 namespace {
@@ -244,6 +247,22 @@ std::string FlagSet::help() const {
     }
     out << "  --help                  this text\n";
     return out.str();
+}
+
+std::vector<std::string> taskNames() {
+    std::vector<std::string> names;
+    for (TaskKind t : allTasks()) {
+        names.push_back(taskName(t));
+    }
+    return names;
+}
+
+std::vector<std::string> pointNames() {
+    std::vector<std::string> names;
+    for (CapturePoint p : allCapturePoints()) {
+        names.push_back(toString(p));
+    }
+    return names;
 }
 
 }  // namespace nope::cli

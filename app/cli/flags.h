@@ -59,4 +59,8 @@ private:
 // "a, b, c"
 std::string joined(const std::vector<std::string>& items);
 
+// The allowed values of the flags that name a task or a capture point.
+std::vector<std::string> taskNames();
+std::vector<std::string> pointNames();
+
 }  // namespace nope::cli

@@ -19,8 +19,11 @@ const std::map<std::string, Entry>& commands() {
         {"info", {nope::cli::runInfo, "the model configuration and its parameter count"}},
         {"analyze",
          {nope::cli::runAnalyze,
-          "per-layer adjacency, norm and variance scores of a model at initialization"}},
+          "per-layer adjacency, norm and variance scores of a fresh or saved model"}},
         {"train", {nope::cli::runTrain, "train a model on a task; writes a run folder"}},
+        {"probe",
+         {nope::cli::runProbe,
+          "position probes (R, NRMSE, controls) per layer and feature, fresh or saved model"}},
         {"bench", {nope::cli::runBench, "training throughput (fp32, bf16) and analysis time"}},
     };
     return kCommands;

@@ -43,6 +43,13 @@ void TrainFlags::addTo(FlagSet& flags) {
                  500000);
     flags.addInt("keep-prompts", &m_config.keepPrompts,
                  "prompts whose own matrices each snapshot keeps", 0, 64);
+    flags.addInt("probe-every", &m_config.probeEvery,
+                 "snapshots between position-probe runs (0 = none; probes also run at init and "
+                 "in the last snapshot)",
+                 0, 100000);
+    flags.addChoice("probe-preset", &m_probePreset,
+                    "probes in training: fast (small MLP, the live view's) or full (the authors')",
+                    {"fast", "full"});
     flags.addInt("final-samples", &m_config.finalSamples,
                  "test prompts of the init and trained analyses in final_scores.csv", 1, 500000);
     flags.addUint64("seed", &m_config.seed, "seed of init, dropout and batch order");
@@ -58,6 +65,11 @@ std::optional<std::string> TrainFlags::build(const FlagSet& flags, int contextLe
     out.objective = *parseObjective(m_objective);
     out.precision = *parsePrecision(m_precision);
     out.device = *parseDevice(m_device);
+    if (flags.given("probe-preset")) {
+        const uint64_t seed = out.probe.seed;
+        out.probe = *probePreset(m_probePreset);
+        out.probe.seed = seed;
+    }
     if (flags.given("steps") && !flags.given("decay-steps")) {
         out.decaySteps = out.steps;
     }

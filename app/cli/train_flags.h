@@ -23,6 +23,7 @@ private:
     std::string m_objective;
     std::string m_precision;
     std::string m_device;
+    std::string m_probePreset = "fast";
 };
 
 // The value of `--name` in raw arguments ("--name v" or "--name=v"), before full parsing.

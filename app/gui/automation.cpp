@@ -5,12 +5,14 @@
 #include <QDir>
 #include <QPixmap>
 #include <QPushButton>
+#include <QTabWidget>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "config_form.h"
 #include "main_window.h"
+#include "probe_tab.h"
 #include "theme.h"
 #include "training/presets.h"
 
@@ -104,6 +106,9 @@ void Automation::start() {
     connect(m_window.controller(), &TrainingController::snapshot, this, [this] {
         QTimer::singleShot(300, this, &Automation::onSnapshot);  // after the window redrew
     });
+    // Initialize is done (heatmaps, then the probes at init) once the model is ready.
+    connect(m_window.controller(), &TrainingController::ready, this,
+            [this] { QTimer::singleShot(300, this, &Automation::onReady); });
     connect(m_window.controller(), &TrainingController::finished, this,
             [this] { QTimer::singleShot(500, this, &Automation::finish); });
     if (m_closeAfter > 0) {
@@ -148,7 +153,10 @@ void Automation::onSnapshot() {
     if (!history.empty() && history.back().tokensPerSecond > 0) {
         m_tokensPerSecond.push_back(history.back().tokensPerSecond);
     }
-    if (!m_screenshots.isEmpty() && !m_initShot && !history.empty() && history.back().step == 0) {
+}
+
+void Automation::onReady() {
+    if (!m_screenshots.isEmpty() && !m_initShot) {
         m_initShot = true;
         screenshot("window-init.png");
         m_window.startTraining();
@@ -158,6 +166,12 @@ void Automation::onSnapshot() {
 void Automation::finish() {
     if (!m_screenshots.isEmpty()) {
         screenshot("window-trained.png");
+        m_window.viewTabs()->setCurrentWidget(m_window.probes());
+        QTimer::singleShot(600, this, [this] {
+            screenshot("window-probes.png");
+            QApplication::quit();
+        });
+        return;
     }
     if (m_measure) {
         const double seconds = (m_clock.elapsed() - m_trainStart) / 1000.0;

@@ -32,6 +32,7 @@ public:
 private:
     void screenshot(const QString& name);
     void onSnapshot();
+    void onReady();
     void finish();
 
     MainWindow& m_window;

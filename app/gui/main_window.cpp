@@ -18,6 +18,7 @@
 #include <QSlider>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <cstdio>
@@ -27,6 +28,8 @@
 #include "curve_panel.h"
 #include "export.h"
 #include "heatmap_grid.h"
+#include "probe_panel.h"
+#include "probe_tab.h"
 #include "qcp.h"
 #include "run/run_folder.h"
 #include "run_controls.h"
@@ -92,6 +95,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_heatmaps(new ui::HeatmapGrid),
       m_curves(new ui::CurvePanel),
       m_scores(new ui::ScoreTable),
+      m_probes(new ui::ProbeTab),
+      m_views(new QTabWidget),
       m_controls(new ui::RunControls),
       m_controller(new TrainingController(this)),
       m_banner(new QLabel),
@@ -124,11 +129,17 @@ MainWindow::MainWindow(QWidget* parent)
     auto* maps = new QWidget;
     auto* mapsLayout = new QVBoxLayout(maps);
     mapsLayout->setContentsMargins(0, 0, 0, 0);
-    mapsLayout->addWidget(m_banner);
     mapsLayout->addLayout(viewRow);
     mapsLayout->addWidget(m_heatmaps, 1);
+    m_views->addTab(maps, "Heatmaps");
+    m_views->addTab(m_probes, "Probes");
+    auto* views = new QWidget;  // the problem banner above whichever view is shown
+    auto* viewsLayout = new QVBoxLayout(views);
+    viewsLayout->setContentsMargins(0, 0, 0, 0);
+    viewsLayout->addWidget(m_banner);
+    viewsLayout->addWidget(m_views, 1);
     auto* center = new QSplitter(Qt::Vertical);
-    center->addWidget(maps);
+    center->addWidget(views);
     center->addWidget(m_scores);
     center->setStretchFactor(0, 5);
     center->setStretchFactor(1, 1);
@@ -204,6 +215,10 @@ void MainWindow::connectParts() {
         m_controls->clearProgress();
         resetHistory({});
     });
+    connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
+    connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
+    connect(m_controller, &TrainingController::probeProgress, m_probes,
+            &ui::ProbeTab::showProgress);
 
     connect(m_controller, &TrainingController::snapshot, this, &MainWindow::addSnapshot);
     connect(m_controller, &TrainingController::progress, m_controls,
@@ -231,6 +246,14 @@ void MainWindow::connectParts() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("Open &model...", this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes", "runs",
+                                         "Models (*.pt *.pth *.bin);;All files (*)");
+        if (!path.isEmpty()) {
+            openModel(path);
+        }
+    });
     file->addAction("&Open run folder...", this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder", "runs");
         if (!dir.isEmpty()) {
@@ -287,7 +310,21 @@ void MainWindow::buildMenus() {
     exportMenu->addAction("&Training curves...", this, [this] {
         exportPlotInteractive(m_curves->trainingPlot(), "training_curves");
     });
+    exportMenu->addAction("&Probe bars...", this, [this] {
+        exportPlotInteractive(m_probes->panel()->barsPlot(), "probe_bars");
+    });
+    exportMenu->addAction("Probe s&catter...", this, [this] {
+        exportPlotInteractive(m_probes->panel()->scatterPlot(), "probe_scatter");
+    });
     exportMenu->addAction("&Score table...", this, &MainWindow::exportTableInteractive);
+    exportMenu->addAction("P&robe table...", this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, "Export probe table", "probes.csv",
+                                         "CSV (*.csv);;JSON (*.json);;Markdown (*.md)");
+        if (!path.isEmpty()) {
+            report(ui::saveTable(path, m_probes->panel()->table()), "wrote " + path);
+        }
+    });
     exportMenu->addAction("&Config...", this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, "Export config", "config.json", "JSON (*.json)");
@@ -330,15 +367,21 @@ void MainWindow::report(const QString& error, const QString& done) {
     error.isEmpty() ? statusBar()->showMessage(done) : showProblem(error);
 }
 
-void MainWindow::initializeModel() {
+bool MainWindow::startFresh() {
     if (!m_form->isValid()) {
         showProblem("The form has problems: " + m_form->errors().join("; "));
-        return;
+        return false;
     }
     m_banner->hide();
     m_runFolder.clear();
     resetHistory({});
-    m_controller->initialize(m_form->spec());
+    return true;
+}
+
+void MainWindow::initializeModel() {
+    if (startFresh()) {
+        m_controller->initialize(m_form->spec());
+    }
 }
 
 void MainWindow::startTraining() {
@@ -359,8 +402,61 @@ void MainWindow::startTraining() {
     m_controller->train(m_form->spec(), m_runFolder);
 }
 
+void MainWindow::runProbes() {
+    const ProbeConfig config = m_probes->config(m_form->spec().train.probe);
+    m_probes->showProgress(0, config.epochs * static_cast<int>(config.features.size()));
+    m_probes->showMessage("probing...");
+    m_views->setCurrentWidget(m_probes);
+    m_controller->runProbes(config);
+}
+
+void MainWindow::addProbes(const ProbeReport& report, int step) {
+    auto it = std::find_if(m_history.begin(), m_history.end(),
+                           [step](const Snapshot& s) { return s.step == step; });
+    if (it != m_history.end()) {
+        it->probes = report;
+    } else {
+        m_extraProbeStep = step;
+        m_extraProbes = report;
+    }
+    m_probes->showMessage(QString("step %1: %2 probes in %3 s")
+                              .arg(step)
+                              .arg(report.results.size())
+                              .arg(report.seconds, 0, 'f', 1));
+    scheduleRedraw();
+}
+
+const ProbeReport* MainWindow::initProbes() const {
+    if (!m_history.empty() && m_history.front().step == 0 && !m_history.front().probes.empty()) {
+        return &m_history.front().probes;
+    }
+    return m_extraProbeStep == 0 ? &m_extraProbes : nullptr;
+}
+
+const ProbeReport* MainWindow::probesAt(const Snapshot* shown, int* step) const {
+    const ProbeReport* found = nullptr;
+    *step = -1;
+    for (const Snapshot& s : m_history) {
+        if (shown && s.step > shown->step) {
+            break;
+        }
+        if (!s.probes.empty()) {
+            found = &s.probes;
+            *step = s.step;
+        }
+    }
+    const bool latest = !shown || shown == &m_history.back();
+    if (m_extraProbeStep > *step && (latest || (shown && m_extraProbeStep <= shown->step))) {
+        found = &m_extraProbes;
+        *step = m_extraProbeStep;
+    }
+    return found;
+}
+
 void MainWindow::resetHistory(std::vector<Snapshot> history) {
     m_history = std::move(history);
+    m_extraProbeStep = -1;
+    m_extraProbes = ProbeReport{};
     m_followLatest = true;
     m_slider->blockSignals(true);
     m_slider->setRange(0, std::max(0, static_cast<int>(m_history.size()) - 1));
@@ -434,6 +530,7 @@ void MainWindow::redraw() {
         m_heatmaps->setHeatmaps({});
         m_curves->setHistory({}, point, -1);
         m_scores->setScores({}, point);
+        m_probes->panel()->setReports(nullptr, nullptr, {});
         m_sliderText->setText("no snapshots yet");
         return;
     }
@@ -458,14 +555,22 @@ void MainWindow::redraw() {
 
     const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;
     const Snapshot* best = bestOf(m_history);
-    std::vector<ui::ScoreRow> rows{{"init", init ? &init->analysis : nullptr}};
+    int probeStep = -1;
+    const ProbeReport* shownProbes = probesAt(s, &probeStep);
+    const ProbeReport* startProbes = initProbes();
+    m_probes->panel()->setPoint(point);
+    m_probes->panel()->setReports(
+        startProbes, probeStep > 0 ? shownProbes : nullptr,
+        probeStep > 0 ? QString("step %L1").arg(probeStep) : QString("current"));
+    std::vector<ui::ScoreRow> rows{{"init", init ? &init->analysis : nullptr, startProbes}};
     if (s != init) {
-        rows.push_back({QString("step %1").arg(s->step), &s->analysis});
+        rows.push_back({QString("step %1").arg(s->step), &s->analysis,
+                        probeStep == s->step ? shownProbes : nullptr});
     }
     if (best && best != s) {
         rows.push_back(
             {QString("best (step %1, %2%)").arg(best->step).arg(best->eval.accuracy, 0, 'f', 1),
-             &best->analysis});
+             &best->analysis, best->probes.empty() ? nullptr : &best->probes});
     }
     m_scores->setScores(rows, point);
     m_sliderText->setText(QString("step %1 (%2 of %3)")
@@ -481,6 +586,8 @@ void MainWindow::updateControls() {
     const bool running =
         state == TrainingController::State::Training || state == TrainingController::State::Paused;
     m_form->setEnabled(!running && !trained);  // a trained model keeps its settings until Reset
+    m_probes->setRunnable(m_controller->hasModel() &&
+                          (state == TrainingController::State::Ready || running));
 }
 
 QString MainWindow::problem() const {
@@ -525,7 +632,10 @@ QStringList MainWindow::exportAll(const QString& dir, double scale) {
     set.heatmaps = m_heatmaps->plot();
     set.adjacencyCurves = m_curves->adjacencyPlot();
     set.trainingCurves = m_curves->trainingPlot();
+    set.probeBars = m_probes->panel()->barsPlot();
+    set.probeScatter = m_probes->panel()->scatterPlot();
     set.scores = m_scores->tableData();
+    set.probes = m_probes->panel()->table();
     set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
     return ui::exportAll(set, dir, scale);
 }
@@ -546,6 +656,12 @@ void MainWindow::openRunFolder(const QString& dir) {
             QString("browsing %1: %2 snapshots").arg(dir).arg(m_history.size()));
     } catch (const std::exception& e) {
         showProblem(QString("Cannot open the run folder: %1").arg(e.what()));
+    }
+}
+
+void MainWindow::openModel(const QString& path) {
+    if (startFresh()) {
+        m_controller->openModel(path, m_form->spec());
     }
 }
 

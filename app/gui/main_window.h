@@ -17,11 +17,13 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QSlider;
+class QTabWidget;
 
 namespace nope::ui {
 class ConfigForm;
 class CurvePanel;
 class HeatmapGrid;
+class ProbeTab;
 class RunControls;
 class ScoreTable;
 }  // namespace nope::ui
@@ -40,6 +42,8 @@ public:
     ui::HeatmapGrid* heatmaps() const { return m_heatmaps; }
     ui::CurvePanel* curves() const { return m_curves; }
     ui::ScoreTable* scores() const { return m_scores; }
+    ui::ProbeTab* probes() const { return m_probes; }
+    QTabWidget* viewTabs() const { return m_views; }  // Heatmaps, Probes
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
     QSlider* stepSlider() const { return m_slider; }
@@ -54,8 +58,13 @@ public:
     // Writes every figure, table and the config into `dir`; returns the problems, if any.
     QStringList exportAll(const QString& dir, double scale);
     void openRunFolder(const QString& dir);
+    // Loads any saved model (checkpoint, weights.pt, run folder, nanoGPT ckpt.pt) for analysis
+    // and probes on the form's task.
+    void openModel(const QString& path);
 
 public Q_SLOTS:
+    void runProbes();
+
     void initializeModel();
     void startTraining();
 
@@ -64,6 +73,9 @@ protected:
 
 private:
     void buildMenus();
+    // Before a new model: false (with the problems shown) when the form is invalid, else clears
+    // the banner, the run folder and the history.
+    bool startFresh();
     void connectParts();
     void addSnapshot(const Snapshot& snapshot);
     void resetHistory(std::vector<Snapshot> history);
@@ -76,11 +88,17 @@ private:
     void exportTableInteractive();
     void report(const QString& error, const QString& done);
     const Snapshot* current() const;
+    void addProbes(const ProbeReport& report, int step);
+    // The probes to compare: at init, and the latest at or before the shown snapshot.
+    const ProbeReport* initProbes() const;
+    const ProbeReport* probesAt(const Snapshot* shown, int* step) const;
 
     ui::ConfigForm* m_form;
     ui::HeatmapGrid* m_heatmaps;
     ui::CurvePanel* m_curves;
     ui::ScoreTable* m_scores;
+    ui::ProbeTab* m_probes;
+    QTabWidget* m_views;
     ui::RunControls* m_controls;
     TrainingController* m_controller;
     QLabel* m_banner;
@@ -92,6 +110,9 @@ private:
     QElapsedTimer m_sinceRedraw;  // since the last redraw
     static constexpr qint64 kRedrawIntervalMs = 100;
     std::vector<Snapshot> m_history;
+    // Probes run on demand at a step that has no snapshot (e.g. while paused); -1 when none.
+    int m_extraProbeStep = -1;
+    ProbeReport m_extraProbes;
     bool m_followLatest = true;
     int m_redraws = 0;
     QString m_runFolder;

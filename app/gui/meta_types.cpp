@@ -5,6 +5,8 @@ namespace nope::gui {
 void registerMetaTypes() {
     qRegisterMetaType<nope::Snapshot>("nope::Snapshot");
     qRegisterMetaType<nope::RunSpec>("nope::RunSpec");
+    qRegisterMetaType<nope::ProbeReport>("nope::ProbeReport");
+    qRegisterMetaType<nope::ProbeConfig>("nope::ProbeConfig");
 }
 
 }  // namespace nope::gui

@@ -8,6 +8,8 @@
 
 Q_DECLARE_METATYPE(nope::Snapshot)
 Q_DECLARE_METATYPE(nope::RunSpec)
+Q_DECLARE_METATYPE(nope::ProbeReport)
+Q_DECLARE_METATYPE(nope::ProbeConfig)
 
 namespace nope::gui {
 

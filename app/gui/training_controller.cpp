@@ -60,6 +60,22 @@ TrainingController::TrainingController(QObject* parent)
                 setState(m_hasModel ? State::Ready : State::Empty);
                 Q_EMIT finished(m, ok);
             });
+    connect(m_worker, &TrainingWorker::probes, this,
+            [this](const ProbeReport& report, int step, int generation) {
+                if (generation != m_generation) {
+                    return;
+                }
+                if (m_state == State::Busy) {
+                    setState(State::Ready);
+                }
+                Q_EMIT probes(report, step);
+            });
+    connect(m_worker, &TrainingWorker::probeProgress, this,
+            [this](int done, int total, int generation) {
+                if (generation == m_generation) {
+                    Q_EMIT probeProgress(done, total);
+                }
+            });
     connect(m_worker, &TrainingWorker::failed, this, [this](const QString& m, int generation) {
         if (generation != m_generation) {
             return;
@@ -135,7 +151,7 @@ void TrainingController::resume() {
 }
 
 void TrainingController::stop() {
-    if (m_state == State::Training || m_state == State::Paused) {
+    if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
         m_worker->requestStop();
         m_worker->setPaused(false);
     }
@@ -165,6 +181,32 @@ void TrainingController::loadCheckpoint(const QString& path) {
     setState(State::Busy);
     QMetaObject::invokeMethod(m_worker, "loadCheckpoint", Qt::QueuedConnection,
                               Q_ARG(QString, path));
+}
+
+void TrainingController::openModel(const QString& path, const RunSpec& spec) {
+    if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
+        return;
+    }
+    m_hasModel = false;
+    m_modelStep = 0;
+    nextGeneration();
+    setState(State::Busy);
+    QMetaObject::invokeMethod(m_worker, "openModel", Qt::QueuedConnection, Q_ARG(QString, path),
+                              Q_ARG(nope::RunSpec, spec));
+}
+
+void TrainingController::runProbes(const ProbeConfig& config) {
+    if (m_state == State::Training || m_state == State::Paused) {
+        m_worker->probeDuringRun(config);  // between two steps, or at once while paused
+        return;
+    }
+    if (m_state != State::Ready) {
+        return;
+    }
+    m_worker->clearStop();
+    setState(State::Busy);
+    QMetaObject::invokeMethod(m_worker, "runProbes", Qt::QueuedConnection,
+                              Q_ARG(nope::ProbeConfig, config));
 }
 
 bool TrainingController::shutdown(int milliseconds) {

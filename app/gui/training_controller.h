@@ -39,6 +39,11 @@ public:
     void reset();
     void saveCheckpoint(const QString& path);
     void loadCheckpoint(const QString& path);
+    // Any saved model (a checkpoint, weights.pt, a run folder, nanoGPT's ckpt.pt) for analysis
+    // and probes on `spec`'s task.
+    void openModel(const QString& path, const RunSpec& spec);
+    // Probes of the current model; Stop ends them between epochs.
+    void runProbes(const ProbeConfig& config);
 
     // Stops any run and ends the thread; false when it did not end within `milliseconds`.
     bool shutdown(int milliseconds);
@@ -55,6 +60,8 @@ Q_SIGNALS:
     void finished(const QString& message, bool ok);
     void failed(const QString& message);
     void status(const QString& message);
+    void probes(const nope::ProbeReport& report, int step);
+    void probeProgress(int done, int total);
 
 private:
     void setState(State state);

@@ -3,6 +3,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "run/saved_model.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
 #include "util/runtime.h"
@@ -16,6 +17,7 @@ TrainingWorker::~TrainingWorker() = default;
 void TrainingWorker::requestStop() {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_stopRequested = true;
+    m_probeCancel = true;
     if (m_trainer) {
         m_trainer->requestStop();
     }
@@ -55,6 +57,16 @@ void TrainingWorker::initialize(const RunSpec& spec) {
         s.totalSteps = spec.train.steps;
         s.analysis = m_trainer->analyze();
         Q_EMIT snapshot(s, generation);
+        if (spec.train.probeEvery > 0) {  // the heatmaps first, then the probes at init
+            Q_EMIT status("probing the model at initialization...", generation);
+            s.probes = m_trainer->probe(spec.train.probe, &m_probeCancel,
+                                        [this, generation](int done, int total) {
+                                            Q_EMIT probeProgress(done, total, generation);
+                                        });
+            if (!s.probes.cancelled) {
+                Q_EMIT snapshot(s, generation);
+            }
+        }
         Q_EMIT ready(spec,
                      QString("initialized: %1 analysed prompts, forward %2 s")
                          .arg(s.analysis.samples)
@@ -93,6 +105,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
             Q_EMIT snapshot(s, generation);
         };
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
+        trainer.runPendingTasks();  // probes asked for as the run ended
         recorder.finish(outcome);
         Q_EMIT finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
@@ -146,6 +159,84 @@ void TrainingWorker::loadCheckpoint(const QString& path) {
 
 void TrainingWorker::reset() {
     replaceTrainer(nullptr);
+}
+
+void TrainingWorker::runProbes(const ProbeConfig& config) {
+    if (!m_trainer) {
+        Q_EMIT failed(
+            "There is no model to probe yet: press Initialize, Train or File > "
+            "Open model first.",
+            m_generation);
+        return;
+    }
+    m_probeCancel = false;
+    probeNow(*m_trainer, config, m_generation);
+}
+
+bool TrainingWorker::probeDuringRun(const ProbeConfig& config) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_trainer) {
+        return false;
+    }
+    Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
+    const int generation = m_generation;
+    m_probeCancel = false;
+    trainer->runBetweenSteps(
+        [this, trainer, config, generation] { probeNow(*trainer, config, generation); });
+    return true;
+}
+
+void TrainingWorker::probeNow(Trainer& trainer, const ProbeConfig& config, int generation) {
+    try {
+        const FieldErrors errors = validate(config, trainer.modelConfig().blockSize);
+        if (!errors.empty()) {
+            Q_EMIT failed(
+                QString("Probes not run: %1").arg(QString::fromStdString(describe(errors.front()))),
+                generation);
+            return;
+        }
+        Q_EMIT status("running position probes...", generation);
+        const ProbeReport report =
+            trainer.probe(config, &m_probeCancel, [this, generation](int done, int total) {
+                Q_EMIT probeProgress(done, total, generation);
+            });
+        if (report.cancelled) {
+            Q_EMIT failed("Probes stopped before the end; nothing was kept.", generation);
+            return;
+        }
+        Q_EMIT probes(report, trainer.step(), generation);
+        Q_EMIT status(QString("probes done in %1 s").arg(report.seconds, 0, 'f', 1), generation);
+    } catch (const std::exception& e) {
+        Q_EMIT failed(QString("Probes failed: %1").arg(e.what()), generation);
+    }
+}
+
+void TrainingWorker::openModel(const QString& path, const RunSpec& form) {
+    const int generation = m_generation;
+    try {
+        SavedModel saved = loadSavedModel(path.toStdString());
+        RunSpec spec = form;
+        spec.model = saved.config;
+        spec.model.dropout = form.model.dropout;
+        spec.preset = "custom";
+        auto trainer = std::make_unique<Trainer>(spec.task, spec.model, spec.train);
+        trainer->copyWeightsFrom(*saved.model);
+        applyThreadCount(spec.train.threads);
+        Snapshot s;
+        s.totalSteps = spec.train.steps;
+        s.analysis = trainer->analyze();
+        replaceTrainer(std::move(trainer));
+        m_spec = spec;
+        m_checkpointFolder.clear();
+        Q_EMIT snapshot(s, generation);
+        Q_EMIT ready(spec,
+                     QString("loaded model %1 (%2)")
+                         .arg(QString::fromStdString(saved.file.string()),
+                              QString::fromStdString(saved.format)),
+                     generation);
+    } catch (const std::exception& e) {
+        Q_EMIT failed(QString("Opening the model failed: %1").arg(e.what()), generation);
+    }
 }
 
 }  // namespace nope::gui

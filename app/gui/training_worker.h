@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "probe/probe_config.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 
@@ -31,7 +32,13 @@ public:
     void requestStop();
     void setPaused(bool paused);
     // Called by the window's thread just before it queues train(): forgets an earlier stop.
-    void clearStop() { m_stopRequested = false; }
+    // Thread-safe, during a run: probes of the current weights between two training steps (or at
+    // once while paused). False when there is no model.
+    bool probeDuringRun(const ProbeConfig& config);
+    void clearStop() {
+        m_stopRequested = false;
+        m_probeCancel = false;
+    }
     // Tags every signal sent from now on; the controller drops signals of older generations.
     void setGeneration(int generation) { m_generation = generation; }
 
@@ -44,6 +51,12 @@ public Q_SLOTS:
     // Continues from a checkpoint: its config replaces the form's.
     void loadCheckpoint(const QString& path);
     void reset();
+    // Position probes of the current model (initialized, paused, finished or loaded); stopped
+    // between epochs by requestStop().
+    void runProbes(const nope::ProbeConfig& config);
+    // Loads any saved model (run/saved_model.h) for analysis and probes on `spec`'s task; its
+    // settings replace the form's model settings.
+    void openModel(const QString& path, const nope::RunSpec& spec);
 
 Q_SIGNALS:
     // Each carries the generation current when the worker sent it.
@@ -53,9 +66,13 @@ Q_SIGNALS:
     void finished(const QString& message, bool ok, int generation);  // training ended
     void failed(const QString& message, int generation);  // nothing changed, or nothing ran
     void status(const QString& message, int generation);
+    void probes(const nope::ProbeReport& report, int step, int generation);
+    void probeProgress(int done, int total, int generation);
 
 private:
     bool ensureTrainer(const RunSpec& spec);
+    // Runs the probes on the calling (worker) thread and sends the result or the problem.
+    void probeNow(Trainer& trainer, const ProbeConfig& config, int generation);
     void replaceTrainer(std::unique_ptr<Trainer> trainer);
 
     std::unique_ptr<Trainer> m_trainer;
@@ -64,6 +81,7 @@ private:
     std::mutex m_mutex;          // guards m_trainer against requestStop/setPaused from the window
     std::atomic<bool> m_pausedRequest{false};
     std::atomic<bool> m_stopRequested{false};  // also covers the time before a trainer exists
+    std::atomic<bool> m_probeCancel{false};    // stops on-demand probes between epochs
     std::atomic<int> m_generation{0};
 };
 

@@ -5,44 +5,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/enum_names.h"
+
 namespace nope {
 
 namespace {
 
-template <typename Enum>
-struct Names {
-    Enum value;
-    const char* name;
-};
-
-constexpr Names<PositionalEncoding> kPositional[] = {
+constexpr EnumName<PositionalEncoding> kPositional[] = {
     {PositionalEncoding::None, "none"},
     {PositionalEncoding::Learned, "learned"},
     {PositionalEncoding::Sinusoidal, "sinusoidal"}};
-constexpr Names<AttentionKind> kAttention[] = {{AttentionKind::Causal, "causal"},
-                                               {AttentionKind::Bidirectional, "bidirectional"}};
-constexpr Names<InitScheme> kInit[] = {{InitScheme::Default, "default"},
-                                       {InitScheme::Normal, "normal"}};
-
-template <typename Enum, size_t N>
-std::string nameOf(const Names<Enum> (&table)[N], Enum value) {
-    for (const auto& entry : table) {
-        if (entry.value == value) {
-            return entry.name;
-        }
-    }
-    return "?";
-}
-
-template <typename Enum, size_t N>
-std::optional<Enum> parseName(const Names<Enum> (&table)[N], std::string_view s) {
-    for (const auto& entry : table) {
-        if (s == entry.name) {
-            return entry.value;
-        }
-    }
-    return std::nullopt;
-}
+constexpr EnumName<AttentionKind> kAttention[] = {{AttentionKind::Causal, "causal"},
+                                                  {AttentionKind::Bidirectional, "bidirectional"}};
+constexpr EnumName<InitScheme> kInit[] = {{InitScheme::Default, "default"},
+                                          {InitScheme::Normal, "normal"}};
 
 template <typename Enum>
 Enum enumFromJson(const nlohmann::json& j, const char* key,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "run/probe_io.h"
 #include "run/snapshot_io.h"
 #include "util/files.h"
 #include "util/format.h"
@@ -44,6 +45,10 @@ std::string joinLines(const char* header, const std::vector<std::string>& rows) 
 
 }  // namespace
 
+std::string runProbesCsvHeader() {
+    return std::string("step,") + kProbesCsvHeader;
+}
+
 std::string snapshotFileName(int step) {
     char name[32];
     std::snprintf(name, sizeof name, "step_%06d.json", step);
@@ -61,6 +66,7 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
         // A resumed run goes on from its checkpoint: what was recorded after it is redone.
         m_metricsRows = rowsUpTo(m_dir / "metrics.csv", fromStep);
         m_adjacencyRows = rowsUpTo(m_dir / "adjacency.csv", fromStep);
+        m_probeRows = rowsUpTo(m_dir / "probes.csv", fromStep);
         for (const auto& entry : fs::directory_iterator(m_dir / "snapshots")) {
             const std::string name = entry.path().filename().string();
             if (name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep) {
@@ -85,6 +91,14 @@ void RunWriter::add(const Snapshot& s) {
                                   std::to_string(row.layer) + "," + fixed(row.adjacencyMean, 6) +
                                   "," + fixed(row.adjacencyStd, 6));
     }
+    if (!s.probes.empty()) {
+        std::string rows = probesCsvRows(s.probes, s.step);
+        for (size_t start = 0; start < rows.size();) {
+            const size_t end = rows.find('\n', start);
+            m_probeRows.push_back(rows.substr(start, end - start));
+            start = end + 1;
+        }
+    }
     writeFileAtomic(m_dir / "snapshots" / snapshotFileName(s.step), toJson(s).dump() + "\n");
     rewriteTables();
 }
@@ -92,6 +106,9 @@ void RunWriter::add(const Snapshot& s) {
 void RunWriter::rewriteTables() const {
     writeFileAtomic(m_dir / "metrics.csv", joinLines(kMetricsCsvHeader, m_metricsRows));
     writeFileAtomic(m_dir / "adjacency.csv", joinLines(kAdjacencyCsvHeader, m_adjacencyRows));
+    if (!m_probeRows.empty()) {
+        writeFileAtomic(m_dir / "probes.csv", joinLines(runProbesCsvHeader().c_str(), m_probeRows));
+    }
 }
 
 void RunWriter::writeFinalScores(const Analysis& init, const Analysis& trained) const {

@@ -3,6 +3,7 @@
 //   config.json                    {"task", "model", "train", "preset"}
 //   metrics.csv                    one row per snapshot (see kMetricsCsvHeader)
 //   adjacency.csv                  step,point,layer,mean,std
+//   probes.csv                     step, then probe's columns: every snapshot that ran probes
 //   snapshots/step_<000250>.json   each snapshot in full: metrics, evaluation, scores, matrices
 //   init_analysis.json             the model at initialization, analysed for the final scores
 //   final_scores.csv               the scores of the model at init and trained (best checkpoint)
@@ -24,6 +25,8 @@ namespace nope {
 inline constexpr const char* kMetricsCsvHeader =
     "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s,eval_step";
 inline constexpr const char* kAdjacencyCsvHeader = "step,point,layer,mean,std";
+// probes.csv of a run: the columns of `nopescope-cli probe`'s probes.csv after a step column.
+std::string runProbesCsvHeader();
 inline constexpr const char* kFinalScoresCsvHeader =
     "stage,point,layer,adjacency_mean,adjacency_std,norm_score,variance_score,samples";
 
@@ -50,6 +53,7 @@ private:
     std::filesystem::path m_dir;
     std::vector<std::string> m_metricsRows;
     std::vector<std::string> m_adjacencyRows;
+    std::vector<std::string> m_probeRows;
 };
 
 std::string snapshotFileName(int step);  // "step_000250.json"

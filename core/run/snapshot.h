@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
+#include "probe/probe_result.h"
 
 namespace nope {
 
@@ -48,6 +49,7 @@ struct Snapshot {
     EvalResult eval;               // the latest evaluation (eval.step tells when)
     bool best = false;             // this step holds the best test accuracy so far
     Analysis analysis;             // scores and mean matrices on the fixed prompts
+    ProbeReport probes;            // position probes, when this snapshot ran them (else empty)
 };
 
 }  // namespace nope

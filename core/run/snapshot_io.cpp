@@ -1,5 +1,7 @@
 #include "run/snapshot_io.h"
 
+#include "run/probe_io.h"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -153,7 +155,9 @@ nlohmann::json toJson(const Snapshot& s) {
             {"eta_s", s.etaSeconds},
             {"best", s.best},
             {"eval", toJson(s.eval)},
-            {"analysis", toJson(s.analysis)}};
+            {"analysis", toJson(s.analysis)},
+            {"probes", s.probes.empty() ? nlohmann::json(nullptr)
+                                        : probesJson(s.probes, /*withPredictions=*/true)}};
 }
 
 Snapshot snapshotFromJson(const nlohmann::json& j) {
@@ -169,6 +173,9 @@ Snapshot snapshotFromJson(const nlohmann::json& j) {
         s.best = j.value("best", false);
         s.eval = evalFromJson(j.at("eval"));
         s.analysis = analysisFromJson(j.at("analysis"));
+        if (j.contains("probes") && !j.at("probes").is_null()) {
+            s.probes = probeReportFromJson(j.at("probes"));
+        }
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(e.what());

@@ -9,6 +9,7 @@ namespace {
 Preset paper() {
     Preset p{"paper", ModelConfig{}, TrainConfig{}};
     p.train.precision = Precision::Bf16;
+    p.train.probeEvery = 4;  // fast probes every 4 snapshots, at init and at the end
     return p;
 }
 
@@ -29,6 +30,7 @@ Preset quick(TaskKind task) {
     p.train.evalEvery = 250;
     p.train.evalSamples = 1000;
     p.train.snapshotEvery = 250;
+    p.train.probeEvery = 4;
     p.train.stopAccuracy = 99.0;
     p.train.timeLimitMinutes = 15.0;
     switch (task) {

@@ -82,6 +82,13 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
     range(c.analysisSamples >= 1 && c.analysisSamples <= c.data.testSize, "analysis-samples",
           std::to_string(c.analysisSamples),
           "1 to the test size (" + std::to_string(c.data.testSize) + ")");
+    range(c.probeEvery >= 0 && c.probeEvery <= 100000, "probe-every", std::to_string(c.probeEvery),
+          "0 (no probes in training) to 100000 snapshots");
+    if (c.probeEvery > 0) {
+        for (const auto& e : validate(c.probe, contextLength)) {
+            errors.push_back(e);
+        }
+    }
     range(c.finalSamples >= 1 && c.finalSamples <= kMaxExamples, "final-samples",
           std::to_string(c.finalSamples), "1 to " + std::to_string(kMaxExamples));
     range(c.keepPrompts >= 0 && c.keepPrompts <= c.analysisSamples, "keep-prompts",
@@ -117,6 +124,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                        {"snapshot_every", c.snapshotEvery},
                        {"analysis_samples", c.analysisSamples},
                        {"keep_prompts", c.keepPrompts},
+                       {"probe_every", c.probeEvery},
+                       {"probe", c.probe},
                        {"final_samples", c.finalSamples},
                        {"seed", c.seed},
                        {"threads", c.threads},
@@ -161,6 +170,10 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
         c.snapshotEvery = j.value("snapshot_every", c.snapshotEvery);
         c.analysisSamples = j.value("analysis_samples", c.analysisSamples);
         c.keepPrompts = j.value("keep_prompts", c.keepPrompts);
+        c.probeEvery = j.value("probe_every", c.probeEvery);
+        if (j.contains("probe")) {
+            from_json(j.at("probe"), c.probe);
+        }
         c.finalSamples = j.value("final_samples", c.finalSamples);
         c.seed = j.value("seed", c.seed);
         c.threads = j.value("threads", c.threads);

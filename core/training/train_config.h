@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "probe/probe_config.h"
 #include "tasks/dataset.h"
 #include "util/field_error.h"
 
@@ -42,10 +43,12 @@ struct TrainConfig {
     int snapshotEvery = 250;        // steps between analysis snapshots
     int analysisSamples = 64;       // test prompts analysed per snapshot (fixed, seeded)
     int keepPrompts = 4;            // prompts whose own matrices each snapshot keeps for display
-    int finalSamples = 256;         // prompts of the init and final analyses (at most the test set)
-    uint64_t seed = 1337;           // model init, dropout and batch order
-    int threads = 0;                // CPU threads; 0 = all cores
-    DataConfig data;                // dataset sizes and seed
+    int probeEvery = 0;             // snapshots between position-probe runs; 0 = no probes
+    ProbeConfig probe = fastProbeConfig();  // the probes run in training snapshots
+    int finalSamples = 256;  // prompts of the init and final analyses (at most the test set)
+    uint64_t seed = 1337;    // model init, dropout and batch order
+    int threads = 0;         // CPU threads; 0 = all cores
+    DataConfig data;         // dataset sizes and seed
 };
 
 std::string toString(Objective objective);

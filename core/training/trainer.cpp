@@ -5,6 +5,7 @@
 
 #include "analysis/analyzer.h"
 #include "model/init.h"
+#include "probe/prober.h"
 #include "run/run_spec.h"
 #include "training/lr_schedule.h"
 #include "util/autocast_scope.h"
@@ -149,10 +150,35 @@ void Trainer::setPaused(bool paused) {
     m_pauseChanged.notify_all();
 }
 
-bool Trainer::waitWhilePaused() {
+void Trainer::runBetweenSteps(std::function<void()> task) {
+    {
+        std::lock_guard<std::mutex> lock(m_pauseMutex);
+        m_tasks.push_back(std::move(task));
+    }
+    m_pauseChanged.notify_all();
+}
+
+void Trainer::runPendingTasks() {
     std::unique_lock<std::mutex> lock(m_pauseMutex);
-    m_pauseChanged.wait(lock, [this] { return !m_paused.load() || m_stop.load(); });
-    return !m_stop.load();
+    while (!m_tasks.empty()) {
+        auto task = std::move(m_tasks.front());
+        m_tasks.erase(m_tasks.begin());
+        lock.unlock();
+        task();
+        lock.lock();
+    }
+}
+
+bool Trainer::waitWhilePaused() {
+    for (;;) {
+        runPendingTasks();
+        std::unique_lock<std::mutex> lock(m_pauseMutex);
+        m_pauseChanged.wait(
+            lock, [this] { return !m_paused.load() || m_stop.load() || !m_tasks.empty(); });
+        if (m_tasks.empty()) {
+            return !m_stop.load();
+        }
+    }
 }
 
 Trainer::StepResult Trainer::trainStep(int iteration) {
@@ -172,6 +198,45 @@ Trainer::StepResult Trainer::trainStep(int iteration) {
     }
     loss.backward();
     return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
+}
+
+void Trainer::copyWeightsFrom(const GptImpl& other) {
+    torch::NoGradGuard noGrad;
+    const auto source = other.named_parameters();
+    for (auto& item : m_model->named_parameters()) {
+        const torch::Tensor* from = source.find(item.key());
+        if (!from || !from->sizes().equals(item.value().sizes())) {
+            throw std::invalid_argument("weight " + item.key() + " is missing or has shape " +
+                                        (from ? c10::str(from->sizes()) : std::string("none")) +
+                                        ", the model expects " + c10::str(item.value().sizes()));
+        }
+        item.value().copy_(*from);
+    }
+}
+
+ProbeReport Trainer::probe(const ProbeConfig& config, const std::atomic<bool>* cancel,
+                           const std::function<void(int, int)>& progress) {
+    ProbeTokens tokens;
+    if (config.data == ProbeData::Task) {
+        const int strings = config.trainStrings + config.testStrings;
+        if (strings > int(m_data.test.size())) {
+            throw std::invalid_argument(
+                "--train-strings: train and test strings of task probes "
+                "come from the test set (allowed: a sum up to " +
+                std::to_string(m_data.test.size()) + ")");
+        }
+        tokens = taskProbeTokens(
+            config,
+            makePromptSet(m_data, strings, analysisPromptSeed(m_trainConfig.data.seed)).tokens);
+    } else {
+        tokens = randomProbeTokens(config);
+    }
+    tokens.train = tokens.train.to(m_device);
+    tokens.test = tokens.test.to(m_device);
+    ProbeRunHooks hooks;
+    hooks.cancel = cancel;
+    hooks.progress = progress;
+    return runProbes(*m_model, config, tokens, hooks);
 }
 
 Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel) {
@@ -349,7 +414,13 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         sinceEval = Window{};
         return true;
     };
-    auto snapshotNow = [&]() -> bool {
+    // Probes every probeEvery snapshots (by step, so that a resumed run keeps the rhythm) and in
+    // the run's final snapshot.
+    auto probesDue = [&](bool final) {
+        const int every = m_trainConfig.probeEvery;
+        return every > 0 && (final || m_step % (every * m_trainConfig.snapshotEvery) == 0);
+    };
+    auto snapshotNow = [&](bool final) -> bool {
         if (callbacks.snapshot) {
             Snapshot s =
                 progress(sinceSnapshot.meanLoss(), sinceSnapshot.tokensPerSecond(tokensPerStep),
@@ -358,6 +429,12 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
             if (s.analysis.cancelled) {
                 return false;
             }
+            if (probesDue(final)) {
+                s.probes = probe(m_trainConfig.probe, &m_stop);
+                if (s.probes.cancelled) {
+                    s.probes = ProbeReport{};  // a stop: the snapshot goes out without probes
+                }
+            }
             callbacks.snapshot(s);
         }
         sinceSnapshot = Window{};
@@ -365,7 +442,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     };
 
     if (m_step == 0) {  // the model at initialization
-        if (!evaluateNow() || !snapshotNow()) {
+        if (!evaluateNow() || !snapshotNow(/*final=*/false)) {
             return stopped();
         }
     }
@@ -406,7 +483,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         }
         // a new best always gets a snapshot, so that the best checkpoint can be browsed
         if (m_step % m_trainConfig.snapshotEvery == 0 || last || reached || best || outOfTime) {
-            if (!snapshotNow()) {
+            if (!snapshotNow(/*final=*/last || reached || outOfTime)) {
                 return stopped();
             }
         }

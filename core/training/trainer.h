@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "model/gpt.h"
+#include "probe/probe_result.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 #include "tasks/batch.h"
@@ -75,6 +76,11 @@ public:
     // Threads for the next run() (0 = all cores); changing it changes the exact loss curve.
     void setThreads(int threads) { m_trainConfig.threads = threads; }
     void setPaused(bool paused);
+    // Thread-safe: queues a task (e.g. probes of the current weights) for the thread in run(),
+    // which runs it between two steps, or at once while paused. runPendingTasks() runs what is
+    // still queued (call it from the training thread after run() returns).
+    void runBetweenSteps(std::function<void()> task);
+    void runPendingTasks();
     bool paused() const { return m_paused.load(); }
 
     // Analysis of the current weights (fp32, eval mode) on the run's fixed prompts, or on the
@@ -83,6 +89,14 @@ public:
     // The same with the best weights so far (the current ones before any evaluation).
     Analysis analyzeBest(int samples = 0);
     EvalResult evaluate();
+    // Position probes of the current weights (see probe/prober.h): on random strings, or on the
+    // task's test prompts (drawn from the data seed) with ProbeData::Task. `cancel` (or a stop
+    // request) ends it between epochs, marked cancelled.
+    ProbeReport probe(const ProbeConfig& config, const std::atomic<bool>* cancel = nullptr,
+                      const std::function<void(int, int)>& progress = {});
+    // Replaces the weights with those of a model of the same config (a loaded saved model).
+    // Throws std::invalid_argument naming a parameter whose shape differs.
+    void copyWeightsFrom(const GptImpl& other);
     // One training step outside run() (for benchmarks); returns the loss.
     double stepOnce();
     // Loads the best weights of a run (its best.pt) so that analyzeBest() and the Python weights
@@ -141,6 +155,7 @@ private:
     std::atomic<bool> m_paused{false};
     std::mutex m_pauseMutex;
     std::condition_variable m_pauseChanged;
+    std::vector<std::function<void()>> m_tasks;  // guarded by m_pauseMutex
 };
 
 }  // namespace nope

@@ -1,0 +1,350 @@
+// nopescope-cli probe: position probes on a model at initialization or on a saved model. Prints
+// the R and NRMSE of every feature per capture point and layer, with the shuffled-target
+// control beside each, and optionally writes probes.csv, probes.json and predictions.csv.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/model_source.h"
+#include "probe/prober.h"
+#include "run/probe_io.h"
+#include "tasks/batch.h"
+#include "util/runtime.h"
+
+namespace nope::cli {
+
+namespace {
+
+std::vector<std::string> namesOf(const std::vector<ProbeFeature>& features) {
+    std::vector<std::string> out;
+    for (auto f : features) {
+        out.push_back(toString(f));
+    }
+    return out;
+}
+
+std::string cell(double value, int width, int decimals) {
+    char buffer[32];
+    if (std::isnan(value)) {
+        std::snprintf(buffer, sizeof buffer, "%*s", width, "-");
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%*.*f", width, decimals, value);
+    }
+    return buffer;
+}
+
+// Rows: point and layer; per feature: R, NRMSE and the control's R.
+void printTable(const ProbeReport& report) {
+    const auto& features = report.config.features;
+    std::string header = "point      layer";
+    std::string sub = "                ";
+    for (auto f : features) {
+        char title[64];
+        std::snprintf(title, sizeof title, " | %-22s", toString(f).c_str());
+        header += title;
+        sub += " |      R  NRMSE  ctl R";
+    }
+    std::printf("%s\n%s\n", header.c_str(), sub.c_str());
+    std::vector<std::pair<CapturePoint, int>> sites;
+    for (const auto& r : report.results) {
+        if (sites.empty() || sites.back() != std::make_pair(r.point, r.layer)) {
+            sites.emplace_back(r.point, r.layer);
+        }
+    }
+    for (const auto& [point, layerIndex] : sites) {
+        std::string line = toString(point);
+        line.resize(10, ' ');
+        char layer[16];
+        std::snprintf(layer, sizeof layer, " %5d", layerIndex);
+        line += layer;
+        for (auto f : features) {
+            const ProbeResult* r = report.find(point, layerIndex, f);
+            const double nan = std::nan("");
+            line += " | " + cell(r ? r->pearsonR : nan, 6, 3) + " " +
+                    cell(r ? r->nrmse : nan, 6, 3) + " " + cell(r ? r->controlR : nan, 6, 3);
+        }
+        std::printf("%s\n", line.c_str());
+    }
+}
+
+// A progress bar on stderr when it is a terminal.
+void showProgress(int done, int total, double seconds) {
+    if (!isatty(STDERR_FILENO) || total <= 0) {
+        return;
+    }
+    constexpr int kWidth = 30;
+    const int filled = kWidth * done / total;
+    std::fprintf(stderr, "\rprobes [%s%s] %d/%d epochs, %.0f s ", std::string(filled, '#').c_str(),
+                 std::string(kWidth - filled, ' ').c_str(), done, total, seconds);
+    if (done == total) {
+        std::fprintf(stderr, "\n");
+    }
+    std::fflush(stderr);
+}
+
+// "512,384,128" -> widths; an error naming --probe-widths.
+std::optional<std::string> parseWidths(const std::string& text, std::vector<int>& out) {
+    out.clear();
+    size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        const size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma - start);
+        try {
+            size_t used = 0;
+            const int w = std::stoi(item, &used);
+            if (used != item.size() || w < 1 || w > 8192) {
+                throw std::invalid_argument(item);
+            }
+            out.push_back(w);
+        } catch (const std::exception&) {
+            return "--probe-widths: '" + item + "' is not a width (allowed: integers 1 to 8192, " +
+                   "comma-separated)";
+        }
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+int runProbe(const Args& args) {
+    std::string preset = "full";
+    std::vector<std::string> points = {"embedding", "attn"};
+    std::vector<std::string> features = namesOf(allProbeFeatures());
+    std::string data = "random";
+    std::string task = "addition";
+    std::string length = "16";
+    ProbeConfig probe = fullProbeConfig();
+    std::string widths = "512,384,128";
+    std::vector<std::string> activations = {"selu", "exp", "selu"};
+    int probeLayers = 4;
+    std::string precision = "bf16";
+    bool noControls = false;
+    bool standardize = false;
+    uint64_t dataSeed = 1234;
+    std::string out;
+    int threads = 0;
+    bool json = false;
+    ModelSource source;
+
+    FlagSet flags(
+        "nopescope-cli probe [model flags | --checkpoint PATH] [--point P] [--features F,G] "
+        "[--length T] [--train-chars 5678 --test-chars 1234] [--probe-layers 4] [--epochs 20] "
+        "[--probe-seed S] [--out DIR] [--json]",
+        "Trains position probes on the hidden states of a model (fresh at initialization, or\n"
+        "loaded with --checkpoint): per capture point, layer and feature (vector, variance,\n"
+        "norm, cosine to the last token, cosine row) an MLP that predicts the position from the\n"
+        "feature, trained on random strings over --train-chars and tested on strings over\n"
+        "--test-chars. Prints Pearson R and NRMSE (RMSE / range of the targets) on the test\n"
+        "strings, and the R of a control probe trained on shuffled targets. With --out it writes\n"
+        "probes.csv, probes.json and predictions.csv.");
+    flags.addChoice("preset", &preset,
+                    "probe size: full (the authors' 4-layer MLP, 20 epochs) or fast (the live "
+                    "view's)",
+                    {"full", "fast"});
+    source.addTo(flags);
+    flags.addList("point", &points, "capture points to probe", pointNames());
+    flags.addList("features", &features, "features to probe", namesOf(allProbeFeatures()));
+    flags.addChoice("data", &data, "probe strings: random strings, or the task's test prompts",
+                    {"random", "task"});
+    flags.addChoice("task", &task, "task of --data task and of --length prompt", taskNames());
+    flags.addString("length", &length,
+                    "characters per random string: a number, or 'prompt' for the task's prompt "
+                    "length",
+                    "T");
+    flags.addString("train-chars", &probe.trainChars, "characters of the training strings",
+                    "CHARS");
+    flags.addString("test-chars", &probe.testChars, "characters of the test strings (disjoint)",
+                    "CHARS");
+    flags.addInt("train-strings", &probe.trainStrings, "strings the probe trains on", 2, 100000);
+    flags.addInt("test-strings", &probe.testStrings, "strings the probe is tested on", 2, 100000);
+    flags.addInt("probe-layers", &probeLayers,
+                 "Linear layers of the probe (1 = a linear probe; uses the first widths)", 1, 9);
+    flags.addString("probe-widths", &widths, "hidden widths of the probe", "W,W,W");
+    flags.addList("activations", &activations, "activation after each hidden layer",
+                  {"selu", "exp", "relu", "gelu", "identity"});
+    flags.addInt("epochs", &probe.epochs, "passes over the training strings", 1, 10000);
+    flags.addInt("probe-batch", &probe.batchStrings, "strings per probe batch", 1, 100000);
+    flags.addDouble("probe-lr", &probe.learningRate, "AdamW learning rate of the probe", 1e-8, 1.0);
+    flags.addDouble("probe-weight-decay", &probe.weightDecay, "AdamW weight decay of the probe",
+                    0.0, 1.0);
+    flags.addChoice("probe-precision", &precision, "matrix products of the probe",
+                    {"fp32", "bf16"});
+    flags.addSwitch("no-controls", &noControls, "skip the shuffled-target controls");
+    flags.addSwitch("standardize", &standardize,
+                    "scale each probe input to zero mean and unit variance (training statistics; "
+                    "the authors did not)");
+    flags.addUint64("probe-seed", &probe.seed, "seed of the probes and the random strings");
+    flags.addUint64("data-seed", &dataSeed, "seed of the task data (--data task)");
+    flags.addString("out", &out, "folder for probes.csv, probes.json and predictions.csv", "DIR");
+    flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
+    flags.addSwitch("json", &json, "print probes.json to stdout instead of the table");
+    if (auto error = flags.parse(args)) {
+        return usageError("probe", *error);
+    }
+    if (flags.helpRequested()) {
+        std::cout << flags.help();
+        return kExitOk;
+    }
+    if (auto error = source.check(flags)) {
+        return usageError("probe", *error);
+    }
+
+    // The preset sets the defaults; explicit flags override them.
+    ProbeConfig config = *probePreset(preset);
+    auto pick = [&](const char* flag, auto ProbeConfig::*field) {
+        if (flags.given(flag)) {
+            config.*field = probe.*field;
+        }
+    };
+    pick("train-chars", &ProbeConfig::trainChars);
+    pick("test-chars", &ProbeConfig::testChars);
+    pick("train-strings", &ProbeConfig::trainStrings);
+    pick("test-strings", &ProbeConfig::testStrings);
+    pick("epochs", &ProbeConfig::epochs);
+    pick("probe-batch", &ProbeConfig::batchStrings);
+    pick("probe-lr", &ProbeConfig::learningRate);
+    pick("probe-weight-decay", &ProbeConfig::weightDecay);
+    pick("probe-seed", &ProbeConfig::seed);
+    if (flags.given("probe-widths")) {
+        if (auto error = parseWidths(widths, config.hidden)) {
+            return usageError("probe", *error);
+        }
+        if (!flags.given("activations")) {
+            config.activations.resize(config.hidden.size(), ProbeActivation::Selu);
+        }
+    }
+    if (flags.given("activations")) {
+        config.activations.clear();
+        for (const auto& a : activations) {
+            config.activations.push_back(*parseProbeActivation(a));
+        }
+    }
+    if (flags.given("probe-layers")) {
+        const size_t hiddenLayers = static_cast<size_t>(probeLayers - 1);
+        if (hiddenLayers > config.hidden.size()) {
+            return usageError("probe", "--probe-layers: " + std::to_string(probeLayers) +
+                                           " needs " + std::to_string(hiddenLayers) +
+                                           " hidden widths (allowed: 1 to " +
+                                           std::to_string(config.hidden.size() + 1) +
+                                           " with --probe-widths " + widths + ")");
+        }
+        config.hidden.resize(hiddenLayers);
+        config.activations.resize(std::min(config.activations.size(), hiddenLayers));
+    }
+    config.precision = *parseProbePrecision(precision);
+    config.controls = !noControls;
+    config.standardize = standardize;
+    config.data = *parseProbeData(data);
+    config.points.clear();
+    for (const auto& p : points) {
+        config.points.push_back(*parseCapturePoint(p));
+    }
+    config.features.clear();
+    for (const auto& f : features) {
+        config.features.push_back(*parseProbeFeature(f));
+    }
+    const TaskKind taskKind = *parseTask(task);
+    if (length == "prompt") {
+        config.length = longestPrompt(taskKind);
+    } else {
+        try {
+            size_t used = 0;
+            config.length = std::stoi(length, &used);
+            if (used != length.size()) {
+                throw std::invalid_argument(length);
+            }
+        } catch (const std::exception&) {
+            return usageError("probe", "--length: '" + length +
+                                           "' is not a length (allowed: 2 to the model's "
+                                           "context, or 'prompt')");
+        }
+    }
+    const ModelConfig modelConfig = source.config();
+    if (const FieldErrors errors = validate(config, modelConfig.blockSize); !errors.empty()) {
+        return usageError("probe", describe(errors.front()));
+    }
+    const DataConfig dataConfig;
+    if (config.data == ProbeData::Task) {
+        if (config.trainStrings + config.testStrings > dataConfig.testSize) {
+            return usageError("probe",
+                              "--train-strings: with --data task, train and test "
+                              "strings together come from the " +
+                                  std::to_string(dataConfig.testSize) +
+                                  " test prompts (allowed: a sum up to " +
+                                  std::to_string(dataConfig.testSize) + ")");
+        }
+        if (longestPrompt(taskKind) > modelConfig.blockSize) {
+            return usageError("probe", "--task: the " + task +
+                                           " prompts are longer than the model's context (" +
+                                           std::to_string(modelConfig.blockSize) + ")");
+        }
+    }
+    if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
+        return usageError("probe", "--out: '" + out + "' is a file (allowed: a folder)");
+    }
+    config.keepPredictions = config.testStrings;  // predictions.csv holds every test string
+
+    configureRuntime(threads);
+    Gpt model = source.build();
+    ProbeTokens tokens;
+    if (config.data == ProbeData::Task) {
+        const TaskData taskData =
+            makeTaskData(taskKind, {dataConfig.trainSize, dataConfig.testSize, dataSeed});
+        const PromptSet prompts = makePromptSet(taskData, config.trainStrings + config.testStrings,
+                                                analysisPromptSeed(dataSeed));
+        tokens = taskProbeTokens(config, prompts.tokens);
+    } else {
+        tokens = randomProbeTokens(config);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    ProbeRunHooks hooks;
+    hooks.progress = [&](int done, int total) {
+        showProgress(
+            done, total,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    };
+    const ProbeReport report = runProbes(*model, config, tokens, hooks);
+
+    nlohmann::json meta = {{"command", "probe"}, {"model", modelConfig}};
+    meta.update(source.describe());
+    if (config.data == ProbeData::Task) {
+        meta["task"] = task;
+        meta["data_seed"] = dataSeed;
+    }
+    if (json) {
+        nlohmann::json all = meta;
+        all.update(probesJson(report));
+        std::cout << all.dump(2) << "\n";
+    } else {
+        std::printf(
+            "probes on %s strings of %d tokens (%d train, %d test); probe %zu Linear "
+            "layers, %d epochs, %s, seed %llu\n\n",
+            config.data == ProbeData::Random ? "random" : task.c_str(), report.sequenceLength,
+            report.trainStrings, report.testStrings, config.hidden.size() + 1, config.epochs,
+            toString(config.precision).c_str(), static_cast<unsigned long long>(config.seed));
+        printTable(report);
+        std::printf("\n%zu probes%s in %.1f s (%d threads)\n",
+                    report.results.size() * (config.controls ? 2 : 1),
+                    config.controls ? " with controls" : "", report.seconds, at::get_num_threads());
+    }
+    if (!out.empty()) {
+        writeProbeFolder(out, report, meta);
+        if (!json) {
+            std::printf("wrote %s/probes.csv, probes.json and predictions.csv\n", out.c_str());
+        }
+    }
+    return kExitOk;
+}
+
+}  // namespace nope::cli

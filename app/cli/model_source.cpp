@@ -1,0 +1,91 @@
+#include "cli/model_source.h"
+
+#include <filesystem>
+
+#include "model/init.h"
+
+namespace nope::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kAllowed =
+    "allowed: checkpoint.pt, best.pt, weights.pt, a run folder, or a nanoGPT ckpt.pt";
+
+// The flags of ModelFlags that a saved model's file decides: all but --heads, which is used only
+// when the file cannot tell.
+constexpr const char* kSetByTheFile[] = {"layers", "dim",       "context", "dropout",   "bias",
+                                         "pe",     "attention", "init",    "init-mean", "init-std"};
+
+}  // namespace
+
+void ModelSource::addTo(FlagSet& flags) {
+    m_modelFlags.addTo(flags);
+    flags.addUint64("seed", &m_seed, "seed of the model's initialization");
+    flags.addString("checkpoint", &m_checkpoint,
+                    "a saved model instead of a fresh one: checkpoint.pt, best.pt, weights.pt, a "
+                    "run folder, or a nanoGPT ckpt.pt or state dict (a file without a config "
+                    "needs --heads)",
+                    "PATH");
+}
+
+std::optional<std::string> ModelSource::check(const FlagSet& flags) {
+    ModelConfig flagConfig;
+    const std::optional<std::string> flagError = m_modelFlags.build(flags, flagConfig);
+    if (!flags.given("checkpoint")) {
+        m_config = flagConfig;
+        return flagError;
+    }
+    for (const char* name : kSetByTheFile) {
+        if (flags.given(name)) {
+            return std::string("--") + name +
+                   ": not used with --checkpoint (the file sets the model)";
+        }
+    }
+    if (flags.given("seed")) {
+        return std::string("--seed: not used with --checkpoint (the file holds the weights)");
+    }
+    const fs::path path = m_checkpoint;
+    if (!fs::exists(path)) {
+        return "--checkpoint: '" + m_checkpoint + "' does not exist (" + kAllowed + ")";
+    }
+    if (fs::is_directory(path) && !fs::exists(path / "best.pt") &&
+        !fs::exists(path / "checkpoint.pt")) {
+        return "--checkpoint: '" + m_checkpoint +
+               "' is a folder without best.pt or checkpoint.pt (" + kAllowed + ")";
+    }
+    SavedModelOptions options;
+    if (flags.given("heads")) {
+        options.heads = flagConfig.nHead;  // build() fills the config before it validates
+    }
+    m_saved = loadSavedModel(path, options);
+    m_config = m_saved->config;
+    return std::nullopt;
+}
+
+Gpt ModelSource::build() {
+    if (m_saved) {
+        return m_saved->model;
+    }
+    torch::manual_seed(m_seed);
+    Gpt model(m_config);
+    initializeWeights(*model);
+    return model;
+}
+
+nlohmann::json ModelSource::describe() const {
+    if (m_saved) {
+        return {{"checkpoint", {{"file", m_saved->file.string()}, {"format", m_saved->format}}}};
+    }
+    return {{"seed", m_seed}};
+}
+
+std::string ModelSource::summary() const {
+    if (m_saved) {
+        return "checkpoint " + m_saved->file.string() + " (" + m_saved->format + ")";
+    }
+    return "init " + toString(m_config.init.scheme) + ", seed " + std::to_string(m_seed);
+}
+
+}  // namespace nope::cli

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Writes tests/data/nanogpt_{ckpt.pt,state_dict.pt,reference.json} with Debian's PyTorch
+# (installed here if missing). Pass another folder to write there instead.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q python3-torch; then
+        $sudo apt-get update -q
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q python3-torch
+    fi
+fi
+exec /usr/bin/python3 make_checkpoint.py "$@"
