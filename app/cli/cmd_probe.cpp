@@ -128,7 +128,7 @@ int runProbe(const Args& args) {
     std::string widths = "512,384,128";
     std::vector<std::string> activations = {"selu", "exp", "selu"};
     int probeLayers = 4;
-    std::string precision = "bf16";
+    std::string precision = "fp32";
     bool noControls = false;
     bool standardize = false;
     uint64_t dataSeed = 1234;
@@ -178,7 +178,8 @@ int runProbe(const Args& args) {
     flags.addDouble("probe-lr", &probe.learningRate, "AdamW learning rate of the probe", 1e-8, 1.0);
     flags.addDouble("probe-weight-decay", &probe.weightDecay, "AdamW weight decay of the probe",
                     0.0, 1.0);
-    flags.addChoice("probe-precision", &precision, "matrix products of the probe",
+    flags.addChoice("probe-precision", &precision,
+                    "matrix products of the probe (default: fp32 for full, bf16 for fast)",
                     {"fp32", "bf16"});
     flags.addSwitch("no-controls", &noControls, "skip the shuffled-target controls");
     flags.addSwitch("standardize", &standardize,
@@ -242,7 +243,9 @@ int runProbe(const Args& args) {
         config.hidden.resize(hiddenLayers);
         config.activations.resize(std::min(config.activations.size(), hiddenLayers));
     }
-    config.precision = *parseProbePrecision(precision);
+    if (flags.given("probe-precision")) {
+        config.precision = *parseProbePrecision(precision);
+    }
     config.controls = !noControls;
     config.standardize = standardize;
     config.data = *parseProbeData(data);

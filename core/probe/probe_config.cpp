@@ -96,6 +96,7 @@ ProbeConfig fastProbeConfig() {
     config.testStrings = 250;
     config.batchStrings = 64;
     config.keepPredictions = 32;
+    config.precision = ProbePrecision::Bf16;
     return config;
 }
 
