@@ -451,6 +451,35 @@ TEST(Trainer, NonFiniteStopKeepsTheLastGoodCheckpoint) {
     fs::remove_all(dir);
 }
 
+TEST(Trainer, ProbesLeaveTheLossCurveUnchanged) {
+    const ModelConfig m = tinyModel();
+    TrainConfig t = tinyTrain();
+    t.probe.hidden = {8};
+    t.probe.activations = {ProbeActivation::Selu};
+    t.probe.epochs = 2;
+    t.probe.trainStrings = 16;
+    t.probe.testStrings = 8;
+    auto curve = [&](int probeEvery) {
+        TrainConfig c = t;
+        c.probeEvery = probeEvery;
+        Trainer trainer(TaskKind::Reversal, m, c);
+        std::vector<double> losses;
+        TrainerCallbacks callbacks;
+        callbacks.snapshot = [&](const Snapshot& s) {
+            losses.push_back(s.trainLoss);
+            EXPECT_EQ(s.probes.empty(), probeEvery == 0);
+        };
+        trainer.run(callbacks);
+        return losses;
+    };
+    const auto plain = curve(0);
+    const auto probed = curve(1);  // probes in every snapshot, dropout on
+    ASSERT_EQ(plain.size(), 3u);
+    for (size_t i = 1; i < plain.size(); ++i) {
+        EXPECT_EQ(plain[i], probed[i]) << "snapshot " << i;
+    }
+}
+
 TEST(Trainer, ProbesRunInSnapshotsAndGoToTheRunFolder) {
     TrainConfig t = tinyTrain();
     t.steps = 30;
