@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_source.h"
+#include "cli/train_flags.h"
 #include "probe/prober.h"
 #include "run/probe_io.h"
 #include "tasks/batch.h"
@@ -118,17 +119,22 @@ std::optional<std::string> parseWidths(const std::string& text, std::vector<int>
 }  // namespace
 
 int runProbe(const Args& args) {
-    std::string preset = "full";
+    // The preset sets the defaults (and the help shows them); explicit flags override them.
+    std::string preset = peekFlag(args, "preset").value_or("full");
+    ProbeConfig config = probePreset(preset).value_or(fullProbeConfig());
     std::vector<std::string> points = {"embedding", "attn"};
     std::vector<std::string> features = namesOf(allProbeFeatures());
     std::string data = "random";
     std::string task = "addition";
     std::string length = "16";
-    ProbeConfig probe = fullProbeConfig();
-    std::string widths = "512,384,128";
-    std::vector<std::string> activations = {"selu", "exp", "selu"};
-    int probeLayers = 4;
-    std::string precision = "fp32";
+    std::string widths;
+    std::vector<std::string> activations;
+    for (size_t i = 0; i < config.hidden.size(); ++i) {
+        widths += (i ? "," : "") + std::to_string(config.hidden[i]);
+        activations.push_back(toString(config.activations[i]));
+    }
+    int probeLayers = static_cast<int>(config.hidden.size()) + 1;
+    std::string precision = toString(config.precision);
     bool noControls = false;
     bool standardize = false;
     uint64_t dataSeed = 1234;
@@ -162,21 +168,22 @@ int runProbe(const Args& args) {
                     "characters per random string: a number, or 'prompt' for the task's prompt "
                     "length",
                     "T");
-    flags.addString("train-chars", &probe.trainChars, "characters of the training strings",
+    flags.addString("train-chars", &config.trainChars, "characters of the training strings",
                     "CHARS");
-    flags.addString("test-chars", &probe.testChars, "characters of the test strings (disjoint)",
+    flags.addString("test-chars", &config.testChars, "characters of the test strings (disjoint)",
                     "CHARS");
-    flags.addInt("train-strings", &probe.trainStrings, "strings the probe trains on", 2, 100000);
-    flags.addInt("test-strings", &probe.testStrings, "strings the probe is tested on", 2, 100000);
+    flags.addInt("train-strings", &config.trainStrings, "strings the probe trains on", 2, 100000);
+    flags.addInt("test-strings", &config.testStrings, "strings the probe is tested on", 2, 100000);
     flags.addInt("probe-layers", &probeLayers,
                  "Linear layers of the probe (1 = a linear probe; uses the first widths)", 1, 9);
     flags.addString("probe-widths", &widths, "hidden widths of the probe", "W,W,W");
     flags.addList("activations", &activations, "activation after each hidden layer",
                   {"selu", "exp", "relu", "gelu", "identity"});
-    flags.addInt("epochs", &probe.epochs, "passes over the training strings", 1, 10000);
-    flags.addInt("probe-batch", &probe.batchStrings, "strings per probe batch", 1, 100000);
-    flags.addDouble("probe-lr", &probe.learningRate, "AdamW learning rate of the probe", 1e-8, 1.0);
-    flags.addDouble("probe-weight-decay", &probe.weightDecay, "AdamW weight decay of the probe",
+    flags.addInt("epochs", &config.epochs, "passes over the training strings", 1, 10000);
+    flags.addInt("probe-batch", &config.batchStrings, "strings per probe batch", 1, 100000);
+    flags.addDouble("probe-lr", &config.learningRate, "AdamW learning rate of the probe", 1e-8,
+                    1.0);
+    flags.addDouble("probe-weight-decay", &config.weightDecay, "AdamW weight decay of the probe",
                     0.0, 1.0);
     flags.addChoice("probe-precision", &precision,
                     "matrix products of the probe (default: fp32 for full, bf16 for fast)",
@@ -185,7 +192,7 @@ int runProbe(const Args& args) {
     flags.addSwitch("standardize", &standardize,
                     "scale each probe input to zero mean and unit variance (training statistics; "
                     "the authors did not)");
-    flags.addUint64("probe-seed", &probe.seed, "seed of the probes and the random strings");
+    flags.addUint64("probe-seed", &config.seed, "seed of the probes and the random strings");
     flags.addUint64("data-seed", &dataSeed, "seed of the task data (--data task)");
     flags.addString("out", &out, "folder for probes.csv, probes.json and predictions.csv", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
@@ -201,22 +208,6 @@ int runProbe(const Args& args) {
         return usageError("probe", *error);
     }
 
-    // The preset sets the defaults; explicit flags override them.
-    ProbeConfig config = *probePreset(preset);
-    auto pick = [&](const char* flag, auto ProbeConfig::*field) {
-        if (flags.given(flag)) {
-            config.*field = probe.*field;
-        }
-    };
-    pick("train-chars", &ProbeConfig::trainChars);
-    pick("test-chars", &ProbeConfig::testChars);
-    pick("train-strings", &ProbeConfig::trainStrings);
-    pick("test-strings", &ProbeConfig::testStrings);
-    pick("epochs", &ProbeConfig::epochs);
-    pick("probe-batch", &ProbeConfig::batchStrings);
-    pick("probe-lr", &ProbeConfig::learningRate);
-    pick("probe-weight-decay", &ProbeConfig::weightDecay);
-    pick("probe-seed", &ProbeConfig::seed);
     if (flags.given("probe-widths")) {
         if (auto error = parseWidths(widths, config.hidden)) {
             return usageError("probe", *error);
@@ -243,9 +234,7 @@ int runProbe(const Args& args) {
         config.hidden.resize(hiddenLayers);
         config.activations.resize(std::min(config.activations.size(), hiddenLayers));
     }
-    if (flags.given("probe-precision")) {
-        config.precision = *parseProbePrecision(precision);
-    }
+    config.precision = *parseProbePrecision(precision);
     config.controls = !noControls;
     config.standardize = standardize;
     config.data = *parseProbeData(data);

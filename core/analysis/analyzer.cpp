@@ -18,21 +18,6 @@ struct Accumulator {
     std::vector<std::vector<float>> kept;
 };
 
-// Eval mode, fp32, no gradients; the model's mode and the autocast state restored on exit.
-class EvalScope {
-public:
-    explicit EvalScope(GptImpl& model) : m_model(model), m_wasTraining(model.is_training()) {
-        m_model.eval();
-    }
-    ~EvalScope() { m_model.train(m_wasTraining); }
-
-private:
-    GptImpl& m_model;
-    bool m_wasTraining;
-    AutocastScope m_fp32{false};
-    torch::NoGradGuard m_noGrad;
-};
-
 void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, int keepPrompts) {
     const auto h = hidden.to(torch::kFloat);
     const auto cos = selfCosine(h).to(torch::kCPU).contiguous();            // (B, T, T)
@@ -58,33 +43,22 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, i
 
 std::vector<Accumulator> makeAccumulators(const CaptureSet& points, int layers) {
     std::vector<Accumulator> out;
-    for (CapturePoint p : points.points()) {
-        if (p == CapturePoint::Embedding) {
-            out.push_back({p, 0, {}, {}, {}, {}, {}});
-        } else {
-            for (int l = 1; l <= layers; ++l) {
-                out.push_back({p, l, {}, {}, {}, {}, {}});
-            }
-        }
+    for (const CaptureSite& site : captureSites(points, layers)) {
+        out.push_back({site.point, site.layer, {}, {}, {}, {}, {}});
     }
     return out;
 }
 
-const torch::Tensor& captured(const HiddenStates& states, CapturePoint point, int layer) {
-    switch (point) {
-        case CapturePoint::Embedding:
-            return states.embedding;
-        case CapturePoint::AttnIn:
-            return states.attnIn[layer - 1];
-        case CapturePoint::Attn:
-            return states.attn[layer - 1];
-        case CapturePoint::Resid:
-            return states.resid[layer - 1];
-    }
-    return states.embedding;
+}  // namespace
+
+EvalScope::EvalScope(GptImpl& model)
+    : m_model(model), m_wasTraining(model.is_training()), m_fp32(false) {
+    m_model.eval();
 }
 
-}  // namespace
+EvalScope::~EvalScope() {
+    m_model.train(m_wasTraining);
+}
 
 torch::Tensor selfCosine(const torch::Tensor& hidden) {
     const auto h = hidden.to(torch::kFloat);
@@ -117,7 +91,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         model.forward(chunk, &states, Head::None);
         const auto t1 = Clock::now();
         for (auto& acc : accs) {
-            score(acc, captured(states, acc.point, acc.layer), start, options.keepPrompts);
+            score(acc, states.at(acc.point, acc.layer), start, options.keepPrompts);
         }
         forwardTime += t1 - t0;
         scoringTime += Clock::now() - t1;

@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "model/gpt.h"
+#include "util/autocast_scope.h"
 
 namespace nope {
 
@@ -18,6 +19,22 @@ struct AnalysisOptions {
     int batchSize = 128;  // prompts per forward pass (bounds memory, not results)
     // Checked between batches; when it becomes true the analysis ends early, marked cancelled.
     const std::atomic<bool>* cancel = nullptr;
+};
+
+// Eval mode, fp32 (autocast off), no gradients for a scope; the model's mode and the autocast
+// state are restored on exit. Every analysis of a model runs inside one.
+class EvalScope {
+public:
+    explicit EvalScope(GptImpl& model);
+    ~EvalScope();
+    EvalScope(const EvalScope&) = delete;
+    EvalScope& operator=(const EvalScope&) = delete;
+
+private:
+    GptImpl& m_model;
+    bool m_wasTraining;
+    AutocastScope m_fp32;
+    torch::NoGradGuard m_noGrad;
 };
 
 // Self-cosine similarity of each sequence: h (B, T, D) -> (B, T, T), in fp32.

@@ -49,4 +49,18 @@ std::vector<CapturePoint> CaptureSet::points() const {
     return out;
 }
 
+std::vector<CaptureSite> captureSites(const CaptureSet& points, int layers) {
+    std::vector<CaptureSite> sites;
+    for (CapturePoint p : points.points()) {
+        if (p == CapturePoint::Embedding) {
+            sites.push_back({p, 0});
+        } else {
+            for (int l = 1; l <= layers; ++l) {
+                sites.push_back({p, l});
+            }
+        }
+    }
+    return sites;
+}
+
 }  // namespace nope

@@ -44,4 +44,16 @@ private:
     unsigned m_bits = 0;
 };
 
+// One capture point at one layer (0 for the embedding, 1..L for the others).
+struct CaptureSite {
+    CapturePoint point;
+    int layer;
+    bool operator<(const CaptureSite& o) const {
+        return point != o.point ? point < o.point : layer < o.layer;
+    }
+};
+
+// Every site of `points` in a model of `layers` blocks: the embedding once, the others per layer.
+std::vector<CaptureSite> captureSites(const CaptureSet& points, int layers);
+
 }  // namespace nope

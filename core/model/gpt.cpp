@@ -9,6 +9,20 @@
 
 namespace nope {
 
+const torch::Tensor& HiddenStates::at(CapturePoint point, int layer) const {
+    switch (point) {
+        case CapturePoint::Embedding:
+            return embedding;
+        case CapturePoint::AttnIn:
+            return attnIn[layer - 1];
+        case CapturePoint::Attn:
+            return attn[layer - 1];
+        case CapturePoint::Resid:
+            return resid[layer - 1];
+    }
+    return embedding;
+}
+
 LayerNormImpl::LayerNormImpl(int64_t dim, bool withBias) {
     weight = register_parameter("weight", torch::ones({dim}));
     if (withBias) {

@@ -25,6 +25,9 @@ struct HiddenStates {
     std::vector<torch::Tensor> attnIn;  // per block, index 0 is layer 1
     std::vector<torch::Tensor> attn;
     std::vector<torch::Tensor> resid;
+
+    // The recorded tensor of a site (layer 0 for the embedding).
+    const torch::Tensor& at(CapturePoint point, int layer) const;
 };
 
 // Keys and values of the tokens processed so far, for incremental (greedy) decoding: each call

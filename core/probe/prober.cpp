@@ -3,12 +3,11 @@
 #include <chrono>
 #include <map>
 #include <stdexcept>
-#include <tuple>
 
+#include "analysis/analyzer.h"
 #include "probe/probe_features.h"
 #include "probe/probe_fit.h"
 #include "tasks/vocab.h"
-#include "util/autocast_scope.h"
 #include "util/rng.h"
 
 namespace nope {
@@ -25,50 +24,11 @@ torch::Tensor randomStrings(const std::string& chars, int count, int length, uin
     return tokens;
 }
 
-// One capture point at one layer.
-struct Site {
-    CapturePoint point;
-    int layer;
-    bool operator<(const Site& o) const {
-        return std::tie(point, layer) < std::tie(o.point, o.layer);
-    }
-};
-
-std::vector<Site> sitesOf(const ProbeConfig& config, int layers) {
-    std::vector<Site> sites;
-    for (CapturePoint p : CaptureSet(config.points).points()) {
-        if (p == CapturePoint::Embedding) {
-            sites.push_back({p, 0});
-        } else {
-            for (int l = 1; l <= layers; ++l) {
-                sites.push_back({p, l});
-            }
-        }
-    }
-    return sites;
-}
-
-const torch::Tensor& captured(const HiddenStates& states, const Site& site) {
-    switch (site.point) {
-        case CapturePoint::Embedding:
-            return states.embedding;
-        case CapturePoint::AttnIn:
-            return states.attnIn[site.layer - 1];
-        case CapturePoint::Attn:
-            return states.attn[site.layer - 1];
-        case CapturePoint::Resid:
-            return states.resid[site.layer - 1];
-    }
-    return states.embedding;
-}
-
 // Hidden states (N, T, C) fp32 of every site, by forward passes of 256 strings in eval mode.
 std::vector<torch::Tensor> hiddenStates(GptImpl& model, const torch::Tensor& tokens,
-                                        const ProbeConfig& config, const std::vector<Site>& sites) {
-    const bool wasTraining = model.is_training();
-    model.eval();
-    AutocastScope fp32(false);
-    torch::NoGradGuard noGrad;
+                                        const ProbeConfig& config,
+                                        const std::vector<CaptureSite>& sites) {
+    EvalScope scope(model);
     std::vector<std::vector<torch::Tensor>> parts(sites.size());
     for (int64_t start = 0; start < tokens.size(0); start += 256) {
         HiddenStates states;
@@ -76,10 +36,10 @@ std::vector<torch::Tensor> hiddenStates(GptImpl& model, const torch::Tensor& tok
         model.forward(tokens.slice(0, start, std::min(tokens.size(0), start + 256)), &states,
                       Head::None);
         for (size_t s = 0; s < sites.size(); ++s) {
-            parts[s].push_back(captured(states, sites[s]).to(torch::kFloat).to(torch::kCPU));
+            parts[s].push_back(
+                states.at(sites[s].point, sites[s].layer).to(torch::kFloat).to(torch::kCPU));
         }
     }
-    model.train(wasTraining);
     std::vector<torch::Tensor> out;
     for (auto& p : parts) {
         out.push_back(torch::cat(p, 0));
@@ -124,14 +84,14 @@ ProbeReport runProbes(GptImpl& model, const ProbeConfig& config, const ProbeToke
     report.trainStrings = static_cast<int>(tokens.train.size(0));
     report.testStrings = static_cast<int>(tokens.test.size(0));
 
-    const auto sites = sitesOf(config, model.config().nLayer);
+    const auto sites = captureSites(CaptureSet(config.points), model.config().nLayer);
     const auto trainHidden = hiddenStates(model, tokens.train, config, sites);
     const auto testHidden = hiddenStates(model, tokens.test, config, sites);
     const int64_t T = report.sequenceLength;
 
     const int total = config.epochs * static_cast<int>(config.features.size());
     int done = 0;
-    std::map<std::pair<Site, int>, ProbeResult> results;
+    std::map<std::pair<CaptureSite, int>, ProbeResult> results;
     for (ProbeFeature feature : config.features) {
         if (hooks.cancel && hooks.cancel->load()) {
             report.cancelled = true;
