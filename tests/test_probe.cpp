@@ -224,8 +224,8 @@ std::map<ProbeFeature, double> medianR(const std::vector<ProbeReport>& reports) 
     return out;
 }
 
-// The fast probe of the live view against the full one on the default model at init (6 layers,
-// 384 wide, seed 1337). The full figures are the mean over probe seeds 0, 1 and 2 of
+// The fast probe of the live view (fp32) against the full one on the default model at init (6
+// layers, 384 wide, seed 1337). The full figures are the mean over probe seeds 0, 1 and 2 of
 // `nopescope-cli probe --probe-seed S --probe-precision bf16 --json` (fp32 with seed 0 gives
 // medians within 0.015 of these; per-layer R of one feature varies by up to
 // 0.1, and of the vector by up to 0.2, between seeds: hence medians over the layers).

@@ -96,7 +96,6 @@ ProbeConfig fastProbeConfig() {
     config.testStrings = 250;
     config.batchStrings = 64;
     config.keepPredictions = 32;
-    config.precision = ProbePrecision::Bf16;
     return config;
 }
 

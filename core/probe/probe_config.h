@@ -69,11 +69,11 @@ struct ProbeConfig {
     int keepPredictions = 64;  // test strings whose predictions are kept (for scatter plots)
 };
 
-// The authors' probe (4 Linear layers, 20 epochs) in fp32: the figures of record. (bf16 is 2.6
-// times faster, but moves single probes' R by up to 0.018: README, "Performance".)
+// The authors' probe (4 Linear layers, 20 epochs), in fp32 like every preset: bf16 is 2.5 times
+// faster but moves single probes' R by up to 0.018 (README, "Performance"), so it is an option.
 ProbeConfig fullProbeConfig();
-// A cheaper probe for the live view during training (smaller MLP, fewer strings, bf16), tested
-// to agree with the full one within 0.05 in R on the default model.
+// A cheaper probe for the live view during training (smaller MLP, fewer strings), tested to
+// agree with the full one within 0.05 in R on the default model.
 ProbeConfig fastProbeConfig();
 // "full" or "fast"; nothing for another name.
 std::optional<ProbeConfig> probePreset(std::string_view name);
