@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages NoPEScope needs to build, test and run, and only the missing ones.
+# Installs the Debian packages NoPEScope needs to build, test, package and run, and only the missing
+# ones.
 # Uses sudo when not run as root. Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
@@ -12,6 +13,8 @@ packages=(
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 fonts-dejavu-core
     # tests
     libgtest-dev
+    # the Debian package (scripts/package.sh): CPack's dependency lookup runs dpkg-shlibdeps and file
+    dpkg-dev file
 )
 
 missing=()

@@ -14,6 +14,7 @@
 #include "qcp.h"
 
 #include "plot_style.h"
+#include "theme_colors.h"
 
 namespace nope::ui {
 
@@ -24,14 +25,10 @@ constexpr double kControlWidth = 0.55;  // a control bar's width over its featur
 constexpr double kRLower = -0.2;
 constexpr double kRUpper = 1.05;
 
-// Okabe-Ito colours, told apart with every kind of colour vision; lighter on a dark background.
+// Okabe-Ito colours (theme.json), told apart with every kind of colour vision; lighter on a dark
+// background.
 QColor featureColor(ProbeFeature feature, bool dark) {
-    static const QColor kLight[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115),
-                                    QColor(213, 94, 0), QColor(204, 121, 167)};
-    static const QColor kDark[] = {QColor(86, 180, 233), QColor(240, 180, 40), QColor(40, 200, 150),
-                                   QColor(240, 120, 60), QColor(225, 150, 195)};
-    const int i = static_cast<int>(feature) % 5;
-    return dark ? kDark[i] : kLight[i];
+    return probeFeatureColor(static_cast<int>(feature), dark);
 }
 
 // Diagonal hatching over a faint fill of the colour: a control bar, visible even when narrow.

@@ -5,6 +5,8 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+#include "theme_colors.h"
+
 namespace nope::ui {
 
 namespace {
@@ -12,24 +14,10 @@ namespace {
 QString g_systemStyle;
 QPalette g_systemPalette;
 
-QPalette darkPalette() {
-    QPalette p;
-    const QColor window(45, 45, 48), base(30, 30, 32), text(230, 230, 230), muted(120, 120, 120);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, window);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::Highlight, QColor(60, 120, 200));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, muted);
-    for (auto role : {QPalette::Text, QPalette::ButtonText, QPalette::WindowText}) {
-        p.setColor(QPalette::Disabled, role, muted);
-    }
+// The roles theme.json gives, over the application's palette (dark) or Fusion's (light).
+QPalette themePalette(bool dark) {
+    QPalette p = dark ? QPalette() : QApplication::style()->standardPalette();
+    applyThemePalette(p, dark);
     return p;
 }
 
@@ -46,8 +34,7 @@ void applyTheme(const QString& theme) {
         QApplication::setPalette(g_systemPalette);
     } else if (theme == "light" || theme == "dark") {
         QApplication::setStyle(QStyleFactory::create("Fusion"));
-        QApplication::setPalette(theme == "dark" ? darkPalette()
-                                                 : QApplication::style()->standardPalette());
+        QApplication::setPalette(themePalette(theme == "dark"));
     }
 }
 

@@ -1,6 +1,6 @@
 // Light and dark themes. "system" keeps the platform's style and palette (the window follows the
-// system's choice at start); "light" and "dark" use Fusion with a fixed palette. Plots restyle
-// themselves when the palette changes.
+// system's choice at start); "light" and "dark" use Fusion with a fixed palette (its colours in
+// resources/theme.json, theme_colors.h). Plots restyle themselves when the palette changes.
 #pragma once
 
 #include <QString>
