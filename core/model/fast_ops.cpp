@@ -13,6 +13,8 @@ namespace {
 
 constexpr int64_t kGrain = 32768;
 
+thread_local bool t_fastKernels = true;
+
 template <typename F>
 void forChunks(int64_t n, F f) {
     at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { f(begin, end - begin); });
@@ -126,16 +128,24 @@ struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
 
 }  // namespace
 
+bool fastKernelsEnabled() {
+    return t_fastKernels;
+}
+
+void setFastKernels(bool enabled) {
+    t_fastKernels = enabled;
+}
+
 torch::Tensor geluTanh(const torch::Tensor& x) {
     static const bool kAvx2 = kernels::cpuHasAvx2Fma();
     const bool supported =
-        kAvx2 && x.device().is_cpu() &&
+        t_fastKernels && kAvx2 && x.device().is_cpu() &&
         (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16);
     return supported ? GeluTanh::apply(x) : torch::gelu(x, "tanh");
 }
 
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB) {
-    const bool fp32 = a.device().is_cpu() && a.scalar_type() == torch::kFloat &&
+    const bool fp32 = t_fastKernels && a.device().is_cpu() && a.scalar_type() == torch::kFloat &&
                       b.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
     if (!fp32) {
         return torch::matmul(a, transposeB ? b.transpose(-2, -1) : b);

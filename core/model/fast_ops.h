@@ -4,7 +4,10 @@
 //     CPUs with AVX2 and FMA (kernels/gelu_avx2.cpp);
 //   - the batched matrix products of attention in fp32, which LibTorch runs one small BLAS call
 //     per (batch, head) with a tensor slice each, here oneDNN's sgemm over a parallel loop.
-// Anything else (other dtypes, other devices) falls back to the LibTorch operation.
+// Anything else (other dtypes, other devices) falls back to the LibTorch operation, and so does
+// everything, nope::linear's oneDNN path (model/linear.h) included, while fast kernels are turned
+// off on the calling thread: the plain LibTorch twin that tests/test_model_fixture.cpp checks the
+// whole model against, alongside the fast one.
 #pragma once
 
 #include <torch/torch.h>
@@ -16,5 +19,25 @@ torch::Tensor geluTanh(const torch::Tensor& x);
 
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);
+
+// Whether geluTanh, batchedMatmul and nope::linear may take their fast kernels on this thread (on
+// by default). The choice is made in the forward pass; its backward follows it.
+bool fastKernelsEnabled();
+void setFastKernels(bool enabled);
+
+// Turns the fast kernels on or off on this thread while it lives, then restores the previous
+// setting.
+class FastKernelsScope {
+public:
+    explicit FastKernelsScope(bool enabled) : m_previous(fastKernelsEnabled()) {
+        setFastKernels(enabled);
+    }
+    ~FastKernelsScope() { setFastKernels(m_previous); }
+    FastKernelsScope(const FastKernelsScope&) = delete;
+    FastKernelsScope& operator=(const FastKernelsScope&) = delete;
+
+private:
+    bool m_previous;
+};
 
 }  // namespace nope

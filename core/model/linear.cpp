@@ -1,5 +1,7 @@
 #include "model/linear.h"
 
+#include "model/fast_ops.h"
+
 #include <dnnl.h>
 
 #include <ATen/autocast_mode.h>
@@ -56,7 +58,7 @@ struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
 };
 
 bool useDnnl(const torch::Tensor& x, const torch::Tensor& w) {
-    return x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
+    return fastKernelsEnabled() && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
            w.scalar_type() == torch::kFloat && x.dim() >= 2 && !at::autocast::is_cpu_enabled();
 }
 
