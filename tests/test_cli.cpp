@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/gpt.h"
+#include "settings/settings.h"
 #include "training/checkpoint.h"
 
 namespace {
@@ -200,7 +201,8 @@ TEST_F(Cli, BadFlagsNameTheFlagAndWriteNothing) {
          "--task: 'sorting' is not allowed (allowed: addition, reversal, "
          "indexing, ordering)"},
         {"--dim 100", "--dim: 100 is not divisible by --heads (6)"},
-        {"--init normal --init-std 0", "--init-std: must be a number greater than 0"},
+        {"--init normal --init-std 0",
+         "--init-std: 0 is outside the allowed numbers greater than 0"},
         {"--init normal --init-std -1", "--init-std"},
         {"--samples 0", "--samples: 0 is outside the allowed 1 to 10000"},
         {"--point attn,bogus", "--point: 'bogus' is not allowed"},
@@ -299,8 +301,8 @@ TEST_F(Cli, TrainRejectsBadFlagsAndWritesNothing) {
         {"--lr 0", "--lr: 0 is outside the allowed"},
         {"--batch -3", "--batch: -3 is outside the allowed 1 to 65536"},
         {"--objective lm --window 300",
-         "--window: 300 is outside the allowed 2 to the context length (256)"},
-        {"--eval-samples 600", "--eval-samples: 600 is outside the allowed"},
+         "--window: 300 is more than the --context of 256 (allowed: up to it)"},
+        {"--eval-samples 600", "--eval-samples: 600 is more than the --test-size of"},
     };
     for (const auto& c : cases) {
         if (std::string(c.args) == "--device cuda" && torch::cuda::is_available()) {
@@ -366,14 +368,14 @@ TEST_F(Cli, ProbeRejectsBadFlagsAndWritesNothing) {
         const char* args;
         const char* mentions;
     } cases[] = {
-        {"--test-chars 1235", "--test-chars: '5' is also a training character"},
-        {"--length 300", "--length: 300 is out of range (allowed: 2 to 256"},
-        {"--length many", "--length: 'many' is not a length"},
-        {"--features speed", "--features: 'speed'"},
+        {"--test-chars 1235", "--probe-test-chars: '5' is also a training character"},
+        {"--length 300", "--probe-length: 300 is longer than the model's --context of 256"},
+        {"--probe-length many", "--probe-length: 'many' is not an integer"},
+        {"--features speed", "--probe-features: 'speed'"},
         {"--probe-layers 6", "--probe-layers: 6 needs 5 hidden widths"},
-        {"--probe-widths 64,0", "--probe-widths: '0' is not a width"},
-        {"--activations selu", "--activations: 1 given, the probe has 3 hidden layers"},
-        {"--train-chars 5%5", "--train-chars: '5' appears twice"},
+        {"--probe-widths 64,0", "--probe-widths: 0 is outside the allowed up to 8 integers"},
+        {"--activations selu", "--probe-activations: 1 given, the probe has 3 hidden layers"},
+        {"--probe-train-chars 5%5", "--probe-train-chars: '5' appears twice"},
         {"--checkpoint /no/such/file.pt", "--layers: not used with --checkpoint"},
     };
     for (const auto& c : cases) {
@@ -399,6 +401,46 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
     EXPECT_GT(j.at("fp32_tokens_per_s").get<double>(), 0.0);
     EXPECT_GT(j.at("bf16_tokens_per_s").get<double>(), 0.0);
     EXPECT_GT(j.at("analysis_ms").get<double>(), 0.0);
+}
+
+// Every setting of the table is a flag of the commands that take its section, with its help,
+// its allowed values and the command's default.
+TEST_F(Cli, EverySettingIsAFlagWithItsHelp) {
+    using namespace nope;
+    using S = SettingSection;
+    const struct {
+        const char* command;
+        std::vector<const Setting*> settings;
+    } commands[] = {
+        {"info", settingsIn({S::Model, S::Init})},
+        {"analyze", settingsIn({S::Model, S::Init})},
+        {"probe", settingsIn({S::Model, S::Init, S::Probe})},
+        {"train", settingsIn({S::Model, S::Init, S::Training, S::Data, S::Analysis, S::Probe})},
+    };
+    for (const auto& c : commands) {
+        const Result help = run(std::string(c.command) + " --help");
+        ASSERT_EQ(help.status, 0) << c.command;
+        for (const Setting* s : c.settings) {
+            const std::string flag = (s->type == SettingType::Switch ? "--[no-]" : "--") + s->name;
+            size_t at = help.out.find("\n  " + flag + " ");
+            if (at == std::string::npos) {
+                at = help.out.find("\n  " + flag + "\n");  // a long flag, help on the next line
+            }
+            ASSERT_NE(at, std::string::npos) << c.command << " lacks " << flag;
+            const std::string line = help.out.substr(at, help.out.find("\n  --", at + 1) - at);
+            EXPECT_NE(line.find(renderForCli(s->help).substr(0, 20)), std::string::npos)
+                << c.command << ": " << line;
+            if (s->type != SettingType::Switch) {
+                EXPECT_NE(line.find("(" + renderForCli(s->allowed) + ")"), std::string::npos)
+                    << c.command << ": " << line;
+            }
+        }
+    }
+    // Older names still work; errors use the canonical name.
+    const Result old = run("info --pe learned --dim 100");
+    EXPECT_EQ(old.status, 2);
+    EXPECT_NE(old.err.find("--dim: 100 is not divisible by --heads (6)"), std::string::npos)
+        << old.err;
 }
 
 TEST_F(Cli, HelpOnEveryCommand) {

@@ -283,8 +283,8 @@ TEST(ProbeConfigTest, ValidationNamesTheField) {
     c.length = 400;
     const auto errors = validate(c, 256);
     ASSERT_EQ(errors.size(), 2u);
-    EXPECT_EQ(errors[0].field, "length");
-    EXPECT_EQ(errors[1].field, "test-chars");
+    EXPECT_EQ(errors[0].field, "probe-length");
+    EXPECT_EQ(errors[1].field, "probe-test-chars");
     EXPECT_TRUE(validate(fullProbeConfig(), 256).empty());
     EXPECT_TRUE(validate(fastProbeConfig(), 256).empty());
 }

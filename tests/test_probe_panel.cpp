@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QImage>
 #include <QTest>
@@ -14,6 +15,9 @@
 #include <random>
 #include <set>
 
+#include "curve_panel.h"
+#include "heatmap_grid.h"
+#include "plot_style.h"
 #include "probe_panel.h"
 #include "qcp.h"
 #include "theme.h"
@@ -116,9 +120,13 @@ QStringList legendNames(QCustomPlot* plot) {
     return names;
 }
 
-// Runs the queued replots: a palette change posts an event whose handler queues the replot.
+// Runs the queued replots: a palette change posts an event whose handler queues the replot (a
+// zero timer); three rounds of event processing run both, without waiting on the clock.
 void settle() {
-    QTest::qWait(30);
+    for (int round = 0; round < 3; ++round) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+    }
 }
 
 class ProbePanelTest : public ::testing::Test {
@@ -396,6 +404,48 @@ TEST_F(ProbePanelTest, FollowsTheThemeAndRenders) {
         }
     }
     ui::applyTheme("system");
+}
+
+// Empty plots say what will appear in them instead of showing bare axes; the text goes once
+// there is something to draw.
+TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
+    ui::CurvePanel curves;
+    curves.resize(500, 600);
+    curves.setHistory({}, CapturePoint::Attn, -1);
+    EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).contains("adjacency score"));
+    EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).contains("once training starts"));
+    settle();  // the queued replots
+    const QImage empty = curves.grab().toImage();
+    if (const char* dir = std::getenv("NOPESCOPE_SHOTS")) {
+        empty.save(QString(dir) + "/placeholders.png");
+    }
+    int inked = 0;  // the text is drawn, not only set
+    for (int y = 0; y < empty.height(); ++y) {
+        for (int x = 0; x < empty.width(); ++x) {
+            inked += qGray(empty.pixel(x, y)) < 200;
+        }
+    }
+    EXPECT_GT(inked, 200);
+
+    Snapshot init;
+    init.analysis.rows.push_back(LayerScores{});
+    init.analysis.rows.back().point = CapturePoint::Attn;
+    init.analysis.rows.back().layer = 1;
+    init.eval.step = 0;
+    init.eval.testLoss = 4.0;
+    curves.setHistory({init}, CapturePoint::Attn, 0);
+    EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).isEmpty());
+    EXPECT_TRUE(curves.adjacencyPlot()->axisRect()->visible());
+    EXPECT_FALSE(ui::placeholderText(curves.trainingPlot()).isEmpty());  // no training yet
+    Snapshot trained = init;
+    trained.step = 5;
+    trained.trainLoss = 3.0;
+    curves.setHistory({init, trained}, CapturePoint::Attn, 5);
+    EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).isEmpty());
+
+    ui::HeatmapGrid grid;
+    grid.setHeatmaps({});
+    EXPECT_TRUE(ui::placeholderText(grid.plot()).contains("Press Initialize"));
 }
 
 }  // namespace

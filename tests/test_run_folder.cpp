@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "run/run_folder.h"
+#include "run/snapshot_history.h"
 #include "run/snapshot_io.h"
 #include "util/files.h"
 
@@ -103,6 +104,89 @@ TEST(RunFolder, DamagedFilesAreNamed) {
         EXPECT_NE(std::string(e.what()).find("step_000001.json"), std::string::npos) << e.what();
     }
     fs::remove_all(dir);
+}
+
+ProbeReport probesNamed(double seconds) {
+    ProbeReport r;
+    r.seconds = seconds;
+    r.results.push_back(ProbeResult{});
+    return r;
+}
+
+TEST(SnapshotHistory, KeepsStepOrderAndReplacesAStepsSnapshot) {
+    SnapshotHistory h;
+    EXPECT_EQ(h.add(sample(10)), 0u);
+    EXPECT_EQ(h.add(sample(0)), 0u);
+    EXPECT_EQ(h.add(sample(20)), 2u);
+    Snapshot again = sample(0);
+    again.trainLoss = 7.0;
+    EXPECT_EQ(h.add(again), 0u);  // Train's step 0 replaces Initialize's
+    ASSERT_EQ(h.size(), 3u);
+    EXPECT_EQ(h.front().trainLoss, 7.0);
+    EXPECT_EQ(h.back().step, 20);
+    EXPECT_EQ(h.best(), nullptr);
+    Snapshot better = sample(30);
+    better.best = true;
+    h.add(better);
+    Snapshot later = sample(40);
+    later.best = true;
+    h.add(later);
+    h.add(sample(50));
+    ASSERT_NE(h.best(), nullptr);
+    EXPECT_EQ(h.best()->step, 40);
+    h.reset();
+    EXPECT_TRUE(h.empty());
+}
+
+TEST(SnapshotHistory, ProbesBelongToTheStepTheyRanAt) {
+    SnapshotHistory h;
+    h.add(sample(0));
+    h.add(sample(10));
+    h.add(sample(20));
+    int step = 0;
+    EXPECT_EQ(h.probesAt(2, &step), nullptr);
+    EXPECT_EQ(step, -1);
+    h.addProbes(probesNamed(1.0), 0);   // at init, with its snapshot
+    h.addProbes(probesNamed(2.0), 15);  // on demand between snapshots
+    ASSERT_NE(h.initProbes(), nullptr);
+    EXPECT_EQ(h.initProbes()->seconds, 1.0);
+    EXPECT_EQ(h.probesAt(1, &step)->seconds, 1.0);  // step 10 shows init's
+    EXPECT_EQ(step, 0);
+    EXPECT_EQ(h.probesAt(2, &step)->seconds, 2.0);  // the latest shows the newest, step 15
+    EXPECT_EQ(step, 15);
+    h.addProbes(probesNamed(3.0), 20);  // with the snapshot of step 20
+    EXPECT_EQ(h.probesAt(2, &step)->seconds, 3.0);
+    EXPECT_EQ(step, 20);
+    h.reset({sample(0)});
+    EXPECT_EQ(h.initProbes(), nullptr);  // a reset forgets on-demand probes too
+}
+
+TEST(RunFolderApi, NamesFindsAndReadsRuns) {
+    const fs::path root = fs::temp_directory_path() / "nopescope-runs-api";
+    fs::remove_all(root);
+    setenv("NOPESCOPE_RUNS", root.c_str(), 1);
+    EXPECT_EQ(runsRoot(), root);
+    const fs::path first = newRunFolder("cli", "reversal", "quick");
+    EXPECT_EQ(first.parent_path(), root);
+    EXPECT_EQ(first.filename().string().rfind("cli-reversal-quick-", 0), 0u);
+    fs::create_directories(first);
+    EXPECT_NE(newRunFolder("cli", "reversal", "quick"), first);  // never an existing folder
+    EXPECT_FALSE(holdsRun(first));
+    EXPECT_FALSE(resumableCheckpoint(first));
+    EXPECT_FALSE(modelFileOfRun(first));
+    RunWriter writer(first);
+    writer.writeConfig({{"task", "reversal"}});
+    EXPECT_TRUE(holdsRun(first));
+    EXPECT_EQ(readRunConfig(first).at("task"), "reversal");
+    writeFileAtomic(first / RunFiles::kCheckpoint, "x");
+    EXPECT_EQ(*modelFileOfRun(first), first / RunFiles::kCheckpoint);
+    writeFileAtomic(first / RunFiles::kBest, "x");
+    EXPECT_EQ(*modelFileOfRun(first), first / RunFiles::kBest);  // the best, when there is one
+    writeFileAtomic(first / RunFiles::kConfig, "{");
+    EXPECT_THROW(readRunConfig(first), std::runtime_error);
+    unsetenv("NOPESCOPE_RUNS");
+    EXPECT_EQ(runsRoot(), fs::path("runs"));
+    fs::remove_all(root);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <thread>
 
@@ -362,6 +363,8 @@ TEST(Trainer, PythonWeightsHaveNanoGptNames) {
     fs::remove(path);
 }
 
+// Pause, resume and stop from another thread, observed through tasks the training thread runs
+// between steps (RunControl::post): no sleeps, no timings.
 TEST(Trainer, StopAndPauseFromAnotherThread) {
     TrainConfig t = tinyTrain();
     t.steps = 100000;
@@ -369,31 +372,113 @@ TEST(Trainer, StopAndPauseFromAnotherThread) {
     t.evalEvery = 100000;
     t.snapshotEvery = 100000;
     Trainer trainer(TaskKind::Addition, tinyModel(), t);
-    std::atomic<bool> started{false};
+    RunControl& control = trainer.control();
+    // The step at which the training thread runs a posted task.
+    auto stepAtNextTask = [&] {
+        auto seen = std::make_shared<std::promise<int>>();
+        std::future<int> step = seen->get_future();
+        control.post([&trainer, seen] { seen->set_value(trainer.step()); });
+        return step;
+    };
+    std::promise<void> started;
     TrainerCallbacks callbacks;
-    callbacks.snapshot = [&](const Snapshot&) { started = true; };
+    callbacks.snapshot = [&](const Snapshot& s) {
+        if (s.step == 0) {
+            started.set_value();
+        }
+    };
     TrainOutcome outcome;
     std::thread worker([&] { outcome = trainer.run(callbacks); });
-    while (!started) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    started.get_future().wait();
+
+    control.setPaused(true);
+    std::future<int> first = stepAtNextTask();
+    const int pausedAt = first.get();
+    std::future<int> second = stepAtNextTask();
+    EXPECT_EQ(second.get(), pausedAt);  // no step while paused; tasks still run
+    EXPECT_TRUE(control.paused());
+
+    control.setPaused(false);
+    for (int i = 0; i < 100000 && trainer.step() <= pausedAt + 1; ++i) {
+        stepAtNextTask().get();  // waits for the loop's next stop between steps
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    trainer.setPaused(true);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const int pausedAt = trainer.step();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    EXPECT_LE(trainer.step(), pausedAt + 1);  // at most the step in flight finished
-    trainer.setPaused(false);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    EXPECT_GT(trainer.step(), pausedAt + 1);
-    const auto stopAsked = std::chrono::steady_clock::now();
-    trainer.requestStop();
+    EXPECT_GT(trainer.step(), pausedAt + 1);  // resumed
+
+    control.setPaused(true);
+    const int stoppedAt = stepAtNextTask().get();
+    control.requestStop();  // wakes the paused loop, which ends without another step
     worker.join();
-    const double stopSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - stopAsked).count();
     EXPECT_EQ(outcome.reason, StopReason::Stopped);
-    EXPECT_LT(outcome.step, 100000);
-    EXPECT_LT(stopSeconds, 1.0);  // one tiny step, not the rest of the run
+    EXPECT_EQ(outcome.step, stoppedAt);
+    EXPECT_FALSE(control.stopRequested());  // a stop ends one run and is cleared
+}
+
+// A stop asked while a step is in flight ends the run before the next one.
+TEST(Trainer, StopAskedBetweenStepsEndsTheRunThere) {
+    TrainConfig t = tinyTrain();
+    t.steps = 100000;
+    t.decaySteps = 100000;
+    t.evalEvery = 100000;
+    t.snapshotEvery = 100000;
+    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    int askedAt = -1;
+    trainer.control().post([&] {
+        askedAt = trainer.step();
+        trainer.control().requestStop();
+    });
+    const TrainOutcome outcome = trainer.run({});
+    EXPECT_EQ(outcome.reason, StopReason::Stopped);
+    EXPECT_EQ(outcome.step, askedAt);
+}
+
+TEST(RunControl, TasksRunInOrderAndPauseBlocksUntilResumed) {
+    RunControl control;
+    std::vector<int> order;
+    control.post([&] { order.push_back(1); });
+    control.post([&] { order.push_back(2); });
+    EXPECT_TRUE(control.proceed());
+    EXPECT_EQ(order, (std::vector<int>{1, 2}));
+    control.setPaused(true);
+    std::thread resumer([&] {
+        control.post([&] {
+            order.push_back(3);
+            control.setPaused(false);  // run on the blocked thread, then it proceeds
+        });
+    });
+    EXPECT_TRUE(control.proceed());
+    resumer.join();
+    EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+    control.requestStop();
+    EXPECT_FALSE(control.proceed());
+    control.clearStop();
+    EXPECT_TRUE(control.proceed());
+}
+
+TEST(BestWeights, KeepsTheBestEvaluationAndRestoresTheCurrentWeights) {
+    torch::manual_seed(0);
+    Gpt model(tinyModel());
+    BestWeights best;
+    EXPECT_FALSE(best.hasWeights());
+    EXPECT_TRUE(best.offer(50.0, 1.0, 10, *model));
+    const torch::Tensor kept = model->parameters()[0].detach().clone();
+    EXPECT_FALSE(best.offer(40.0, 0.5, 20, *model));  // lower accuracy
+    EXPECT_FALSE(best.offer(50.0, 1.5, 30, *model));  // same accuracy, higher loss
+    {
+        torch::NoGradGuard noGrad;
+        model->parameters()[0].add_(1.0);
+    }
+    EXPECT_TRUE(best.offer(50.0, std::nan(""), 40, *model) == false);  // NaN loss: infinite
+    EXPECT_EQ(best.record().step, 10);
+    const torch::Tensor current = model->parameters()[0].detach().clone();
+    const bool sawBest =
+        best.withBestIn(*model, [&] { return torch::equal(model->parameters()[0], kept); });
+    EXPECT_TRUE(sawBest);
+    EXPECT_TRUE(torch::equal(model->parameters()[0], current));  // put back
+    EXPECT_THROW(best.withBestIn(*model, []() -> int { throw std::runtime_error("x"); }),
+                 std::runtime_error);
+    EXPECT_TRUE(torch::equal(model->parameters()[0], current));  // also after a throw
+    EXPECT_TRUE(best.offer(50.0, 0.9, 50, *model));              // same accuracy, lower loss
+    EXPECT_EQ(best.record().step, 50);
 }
 
 TEST(Trainer, NonFiniteLossStopsWithAReason) {

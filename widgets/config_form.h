@@ -1,20 +1,25 @@
-// The run form: task, preset, model, init, training and analysis settings. Every field is checked
-// as it is edited (with the same validation as the CLI's flags) and the reason is shown beside
-// it; isValid() is false while any field is invalid.
+// The run form: the task and preset, then one row per setting of the table (settings/settings.h),
+// grouped by section; each section shows its main settings and keeps the others under "more".
+// Every field is checked as it is edited, with the same validation as the CLI, and the reason is
+// shown under it; isValid() is false while any field is invalid.
 #pragma once
 
 #include <QWidget>
 
 #include <map>
+#include <vector>
 
 #include "model/capture_point.h"
 #include "run/run_spec.h"
+#include "settings/setting.h"
+#include "util/field_error.h"
 
-class QComboBox;
 class QCheckBox;
+class QComboBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QToolButton;
 
 namespace nope::ui {
 
@@ -30,12 +35,16 @@ public:
     void setSpec(const RunSpec& spec);
     CapturePoint capturePoint() const;
     void setCapturePoint(CapturePoint point);
-    // Every current problem as "--field: message".
+    // Every current problem as "label: message".
     QStringList errors() const;
 
-    // For tests and scripting: the editor of a field (by its CLI flag name) and its message.
+    // For tests and scripting, by the setting's name: its text editor (nullptr for a choice or a
+    // switch), its editor of any kind, and its current message.
     QLineEdit* field(const QString& name) const;
+    QWidget* editor(const QString& name) const;
     QString fieldError(const QString& name) const;
+    // The label the form shows for a setting.
+    QString label(const QString& name) const;
 
     // Session files: the spec plus the display choices, as JSON text.
     QByteArray sessionJson() const;
@@ -48,35 +57,36 @@ Q_SIGNALS:
     void capturePointChanged(CapturePoint point);
 
 private:
-    struct Field {
-        enum Kind { Int, Real, Unsigned } kind;
-        QLineEdit* edit;
-        QLabel* error;
+    struct Row {
+        const Setting* setting = nullptr;
+        QLineEdit* line = nullptr;
+        QComboBox* combo = nullptr;
+        QCheckBox* check = nullptr;
+        QLabel* error = nullptr;
+        QToolButton* more = nullptr;  // the section's "more" button when the row is under it
     };
-    QLineEdit* addField(QFormLayout* form, const QString& name, const QString& label,
-                        Field::Kind kind, const QString& tip);
-    QComboBox* addCombo(QFormLayout* form, const QString& label, const QStringList& items,
-                        const QString& tip);
+    void addSection(SettingSection section, QWidget* extra);
+    Row makeRow(const Setting& setting, QWidget* parent);
+    QString rowText(const Row& row) const;
+    void setRowText(Row& row, const QString& text);
     void applyPreset();
+    void applyProbePreset();
     void revalidate();
     void markCustom();
+    void showErrors(const FieldErrors& errors);
 
-    std::map<QString, Field> m_fields;
+    std::vector<Row> m_rows;
+    std::map<QString, size_t> m_byName;
     QComboBox* m_task;
     QComboBox* m_preset;
-    QComboBox* m_positional;
-    QComboBox* m_attention;
-    QComboBox* m_initScheme;
-    QComboBox* m_objective;
-    QComboBox* m_precision;
     QComboBox* m_point;
     QComboBox* m_probePreset;
-    QCheckBox* m_bias;
     QLabel* m_otherErrors;
     RunSpec m_spec;
-    std::vector<FieldError> m_errors;
+    FieldErrors m_errors;
     bool m_filling = false;
     bool m_wasValid = true;
+    bool m_decayFollows = true;  // decay-steps is set to follow steps
 };
 
 }  // namespace nope::ui

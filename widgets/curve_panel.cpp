@@ -7,6 +7,7 @@
 #include "qcp.h"
 
 #include "plot_style.h"
+#include "theme_colors.h"
 
 namespace nope::ui {
 
@@ -14,12 +15,12 @@ namespace {
 
 QCPItemStraightLine* makeMarker(QCustomPlot* plot) {
     auto* line = new QCPItemStraightLine(plot);
-    line->setPen(QPen(QColor(200, 60, 60, 160), 1, Qt::DashLine));
     line->setVisible(false);
     return line;
 }
 
-void placeMarker(QCPItemStraightLine* line, int step) {
+void placeMarker(QCPItemStraightLine* line, int step, bool dark) {
+    line->setPen(QPen(themeColor(ThemeColor::StepMarker, dark), 1, Qt::DashLine));
     line->point1->setCoords(step, 0);
     line->point2->setCoords(step, 1);
     line->setVisible(step >= 0);
@@ -50,6 +51,7 @@ CurvePanel::CurvePanel(QWidget* parent)
     m_trainingMarker = makeMarker(m_training);
     applyPlotTheme(m_adjacency, palette());
     applyPlotTheme(m_training, palette());
+    setHistory({}, CapturePoint::Attn, -1);  // the placeholders until there is a model
 }
 
 void CurvePanel::changeEvent(QEvent* event) {
@@ -106,7 +108,12 @@ void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint p
     }
     m_adjacency->xAxis->rescale();
     m_adjacency->yAxis->setRange(0.0, 1.02);
-    placeMarker(m_adjacencyMarker, marker);
+    placeMarker(m_adjacencyMarker, marker, dark);
+    showPlaceholder(m_adjacency, history.empty()
+                                     ? "The adjacency score of every layer appears here:\n"
+                                       "press Initialize for the model at initialization,\n"
+                                       "or Train to follow it as the model learns."
+                                     : QString());
 
     // training curves
     if (m_training->graphCount() != 3) {
@@ -130,21 +137,23 @@ void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint p
     }
     m_training->graph(0)->setData(steps, train, true);
     m_training->graph(0)->setName("train loss");
-    m_training->graph(0)->setPen(QPen(dark ? QColor(100, 170, 255) : QColor(30, 90, 200), 2));
+    m_training->graph(0)->setPen(QPen(themeColor(ThemeColor::TrainLoss, dark), 2));
     m_training->graph(1)->setData(testSteps, test, true);
     m_training->graph(1)->setName("test loss");
-    m_training->graph(1)->setPen(QPen(dark ? QColor(255, 170, 80) : QColor(220, 120, 20), 2));
+    m_training->graph(1)->setPen(QPen(themeColor(ThemeColor::TestLoss, dark), 2));
     m_training->graph(2)->setData(testSteps, accuracy, true);
     m_training->graph(2)->setName("test accuracy (%)");
-    m_training->graph(2)->setPen(
-        QPen(dark ? QColor(120, 220, 120) : QColor(30, 150, 60), 2, Qt::DashLine));
+    m_training->graph(2)->setPen(QPen(themeColor(ThemeColor::TestAccuracy, dark), 2, Qt::DashLine));
     m_training->xAxis->rescale();
     m_training->yAxis->rescale();
     if (m_training->yAxis->range().lower > 0) {
         m_training->yAxis->setRangeLower(0);
     }
     m_training->yAxis2->setRange(0, 100);
-    placeMarker(m_trainingMarker, marker);
+    placeMarker(m_trainingMarker, marker, dark);
+    showPlaceholder(m_training, steps.isEmpty() ? "Loss and test accuracy appear here\n"
+                                                  "once training starts (press Train)."
+                                                : QString());
     m_adjacency->replot(QCustomPlot::rpQueuedReplot);
     m_training->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -63,6 +63,7 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomP
             }
         }
     });
+    setHeatmaps({});  // the placeholder until there is a model
 }
 
 void HeatmapGrid::changeEvent(QEvent* event) {
@@ -114,6 +115,11 @@ void HeatmapGrid::setColumns(int columns) {
 
 void HeatmapGrid::setHeatmaps(std::vector<Heatmap> maps) {
     m_maps = std::move(maps);
+    showPlaceholder(m_plot, m_maps.empty()
+                                ? "No model yet. Press Initialize to see each layer's self-cosine "
+                                  "similarity\nat initialization, or Train to watch it change as "
+                                  "the model learns."
+                                : QString());
     const int size = m_maps.empty() ? 0 : m_maps.front().size;
     if (static_cast<int>(m_maps.size()) != m_layoutCount || size != m_layoutSize) {
         rebuildLayout();

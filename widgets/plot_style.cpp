@@ -1,17 +1,16 @@
 #include "plot_style.h"
 
 #include "qcp.h"
+#include "theme_colors.h"
 
 namespace nope::ui {
 
 QCPColorGradient heatmapGradient() {
     QCPColorGradient g;
     g.clearColorStops();
-    g.setColorStopAt(0.00, QColor(40, 20, 90));
-    g.setColorStopAt(0.25, QColor(50, 80, 150));
-    g.setColorStopAt(0.50, QColor(35, 145, 140));
-    g.setColorStopAt(0.75, QColor(110, 200, 90));
-    g.setColorStopAt(1.00, QColor(250, 230, 40));
+    for (const auto& [at, color] : heatmapStops()) {
+        g.setColorStopAt(at, color);
+    }
     g.setColorInterpolation(QCPColorGradient::ciRGB);
     g.setNanHandling(QCPColorGradient::nhTransparent);
     return g;
@@ -23,17 +22,19 @@ bool isDark(const QPalette& palette) {
 
 QColor layerColor(int layer, int layers, bool dark) {
     if (layer == 0) {
-        return dark ? QColor(170, 170, 170) : QColor(110, 110, 110);
+        return themeColor(ThemeColor::EmbeddingCurve, dark);
     }
-    const double hue = 0.62 - 0.62 * double(layer - 1) / std::max(1, layers - 1);  // blue -> red
-    return QColor::fromHsvF(hue, 0.8, dark ? 0.95 : 0.8);
+    const LayerHues hues = layerHues(dark);  // blue -> red
+    const double hue =
+        hues.first + (hues.last - hues.first) * double(layer - 1) / std::max(1, layers - 1);
+    return QColor::fromHsvF(hue, hues.saturation, hues.value);
 }
 
 void applyPlotTheme(QCustomPlot* plot, const QPalette& palette) {
     const bool dark = isDark(palette);
     const QColor background = palette.color(QPalette::Base);
     const QColor text = palette.color(QPalette::Text);
-    const QColor grid = dark ? QColor(80, 80, 80) : QColor(220, 220, 220);
+    const QColor grid = themeColor(ThemeColor::Grid, dark);
     plot->setBackground(background);
     for (QCPAxisRect* rect : plot->axisRects()) {
         rect->setBackground(background);
@@ -65,6 +66,52 @@ void applyPlotTheme(QCustomPlot* plot, const QPalette& palette) {
             legend->setBorderPen(QPen(grid));
         }
     }
+}
+
+namespace {
+
+constexpr const char* kPlaceholderName = "nopescope-placeholder";
+
+QCPItemText* placeholderItem(const QCustomPlot* plot) {
+    return plot->findChild<QCPItemText*>(kPlaceholderName, Qt::FindDirectChildrenOnly);
+}
+
+}  // namespace
+
+void showPlaceholder(QCustomPlot* plot, const QString& text) {
+    QCPItemText* item = placeholderItem(plot);
+    if (!item && text.isEmpty()) {
+        return;
+    }
+    if (!item) {
+        item = new QCPItemText(plot);
+        item->setObjectName(kPlaceholderName);
+        // An item made while the plot has an axis rect clips to it and is drawn only while it
+        // is visible; clearing the clip rect while clipping detaches it (QCustomPlot 2.1).
+        item->setClipToAxisRect(true);
+        item->setClipAxisRect(nullptr);
+        item->setClipToAxisRect(false);
+        item->position->setType(QCPItemPosition::ptViewportRatio);
+        item->position->setCoords(0.5, 0.45);
+        item->setPositionAlignment(Qt::AlignCenter);
+        item->setTextAlignment(Qt::AlignCenter);
+    }
+    QFont font = plot->font();
+    font.setPointSizeF(font.pointSizeF() * 1.1);
+    item->setFont(font);
+    QColor color = plot->palette().color(QPalette::WindowText);
+    color.setAlpha(170);
+    item->setColor(color);
+    item->setText(text);
+    item->setVisible(!text.isEmpty());
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        rect->setVisible(text.isEmpty());  // with its axes, graphs and legend
+    }
+}
+
+QString placeholderText(const QCustomPlot* plot) {
+    const QCPItemText* item = placeholderItem(plot);
+    return item && item->visible() ? item->text() : QString();
 }
 
 }  // namespace nope::ui

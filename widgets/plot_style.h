@@ -4,21 +4,29 @@
 
 #include <QColor>
 #include <QPalette>
+#include <QString>
 
 class QCustomPlot;
 class QCPColorGradient;
 
 namespace nope::ui {
 
-// Dark blue (low) through teal and green to yellow (high); NaN cells are transparent.
+// theme.json's heatmap stops: dark blue (low) through teal and green to yellow (high); NaN cells
+// are transparent.
 QCPColorGradient heatmapGradient();
 
-// A distinct colour for curve i of n (layer 0 = embedding is grey).
+// A distinct colour for curve i of n (layer 0 = embedding is grey), from theme.json.
 QColor layerColor(int layer, int layers, bool dark);
 
 // Background, axes, grid, text and legend colours from the palette.
 void applyPlotTheme(QCustomPlot* plot, const QPalette& palette);
 
 bool isDark(const QPalette& palette);
+
+// A short centred text instead of the plot's axes while it has nothing to show (an empty `text`
+// brings the axes back). The text follows the palette; the caller replots.
+void showPlaceholder(QCustomPlot* plot, const QString& text);
+// The placeholder shown now, empty when none (for tests).
+QString placeholderText(const QCustomPlot* plot);
 
 }  // namespace nope::ui

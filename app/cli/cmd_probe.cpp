@@ -23,14 +23,6 @@ namespace nope::cli {
 
 namespace {
 
-std::vector<std::string> namesOf(const std::vector<ProbeFeature>& features) {
-    std::vector<std::string> out;
-    for (auto f : features) {
-        out.push_back(toString(f));
-    }
-    return out;
-}
-
 std::string cell(double value, int width, int decimals) {
     char buffer[32];
     if (std::isnan(value)) {
@@ -90,30 +82,21 @@ void showProgress(int done, int total, double seconds) {
     std::fflush(stderr);
 }
 
-// "512,384,128" -> widths; an error naming --probe-widths.
-std::optional<std::string> parseWidths(const std::string& text, std::vector<int>& out) {
-    out.clear();
-    size_t start = 0;
-    while (start <= text.size() && !text.empty()) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma - start);
-        try {
-            size_t used = 0;
-            const int w = std::stoi(item, &used);
-            if (used != item.size() || w < 1 || w > 8192) {
-                throw std::invalid_argument(item);
+// "--probe-length prompt" (or "--length prompt"): the task's prompt length, as a number.
+Args withPromptLength(Args args) {
+    const TaskKind task =
+        parseTask(peekFlag(args, "task").value_or("addition")).value_or(TaskKind::Addition);
+    const std::string length = std::to_string(longestPrompt(task));
+    for (size_t i = 0; i < args.size(); ++i) {
+        for (const std::string flag : {"--probe-length", "--length"}) {
+            if (args[i] == flag && i + 1 < args.size() && args[i + 1] == "prompt") {
+                args[i + 1] = length;
+            } else if (args[i] == flag + "=prompt") {
+                args[i] = flag + "=" + length;
             }
-            out.push_back(w);
-        } catch (const std::exception&) {
-            return "--probe-widths: '" + item + "' is not a width (allowed: integers 1 to 8192, " +
-                   "comma-separated)";
         }
-        if (comma == std::string::npos) {
-            break;
-        }
-        start = comma + 1;
     }
-    return std::nullopt;
+    return args;
 }
 
 }  // namespace
@@ -121,22 +104,11 @@ std::optional<std::string> parseWidths(const std::string& text, std::vector<int>
 int runProbe(const Args& args) {
     // The preset sets the defaults (and the help shows them); explicit flags override them.
     std::string preset = peekFlag(args, "preset").value_or("full");
-    ProbeConfig config = probePreset(preset).value_or(fullProbeConfig());
-    std::vector<std::string> points = {"embedding", "attn"};
-    std::vector<std::string> features = namesOf(allProbeFeatures());
-    std::string data = "random";
+    RunSpec spec;
+    spec.train.probe = probePreset(preset).value_or(fullProbeConfig());
+    ProbeConfig& config = spec.train.probe;
     std::string task = "addition";
-    std::string length = "16";
-    std::string widths;
-    std::vector<std::string> activations;
-    for (size_t i = 0; i < config.hidden.size(); ++i) {
-        widths += (i ? "," : "") + std::to_string(config.hidden[i]);
-        activations.push_back(toString(config.activations[i]));
-    }
     int probeLayers = static_cast<int>(config.hidden.size()) + 1;
-    std::string precision = toString(config.precision);
-    bool noControls = false;
-    bool standardize = false;
     uint64_t dataSeed = 1234;
     std::string out;
     int threads = 0;
@@ -144,60 +116,33 @@ int runProbe(const Args& args) {
     ModelSource source;
 
     FlagSet flags(
-        "nopescope-cli probe [model flags | --checkpoint PATH] [--point P] [--features F,G] "
-        "[--length T] [--train-chars 5678 --test-chars 1234] [--probe-layers 4] [--epochs 20] "
-        "[--probe-seed S] [--out DIR] [--json]",
+        "nopescope-cli probe [model flags | --checkpoint PATH] [--probe-points P] "
+        "[--probe-features F,G] [--probe-length T] [--probe-train-chars 5678 "
+        "--probe-test-chars 1234] [--probe-layers 4] [--probe-epochs 20] [--probe-seed S] "
+        "[--out DIR] [--json]",
         "Trains position probes on the hidden states of a model (fresh at initialization, or\n"
         "loaded with --checkpoint): per capture point, layer and feature (vector, variance,\n"
         "norm, cosine to the last token, cosine row) an MLP that predicts the position from the\n"
-        "feature, trained on random strings over --train-chars and tested on strings over\n"
-        "--test-chars. Prints Pearson R and NRMSE (RMSE / range of the targets) on the test\n"
-        "strings, and the R of a control probe trained on shuffled targets. With --out it writes\n"
-        "probes.csv, probes.json and predictions.csv.");
+        "feature, trained on random strings over --probe-train-chars and tested on strings over\n"
+        "--probe-test-chars. Prints Pearson R and NRMSE (RMSE / range of the targets) on the\n"
+        "test strings, and the R of a control probe trained on shuffled targets. With --out it\n"
+        "writes probes.csv, probes.json and predictions.csv. --probe-length prompt uses the\n"
+        "task's prompt length.");
     flags.addChoice("preset", &preset,
                     "probe size: full (the authors' 4-layer MLP, 20 epochs) or fast (the live "
-                    "view's)",
+                    "view's); sets the defaults of the probe flags",
                     {"full", "fast"});
     source.addTo(flags);
-    flags.addList("point", &points, "capture points to probe", pointNames());
-    flags.addList("features", &features, "features to probe", namesOf(allProbeFeatures()));
-    flags.addChoice("data", &data, "probe strings: random strings, or the task's test prompts",
-                    {"random", "task"});
-    flags.addChoice("task", &task, "task of --data task and of --length prompt", taskNames());
-    flags.addString("length", &length,
-                    "characters per random string: a number, or 'prompt' for the task's prompt "
-                    "length",
-                    "T");
-    flags.addString("train-chars", &config.trainChars, "characters of the training strings",
-                    "CHARS");
-    flags.addString("test-chars", &config.testChars, "characters of the test strings (disjoint)",
-                    "CHARS");
-    flags.addInt("train-strings", &config.trainStrings, "strings the probe trains on", 2, 100000);
-    flags.addInt("test-strings", &config.testStrings, "strings the probe is tested on", 2, 100000);
+    flags.addSettings(&spec, {SettingSection::Probe});
+    flags.addChoice("task", &task, "task of --probe-data task and of --probe-length prompt",
+                    taskNames());
     flags.addInt("probe-layers", &probeLayers,
                  "Linear layers of the probe (1 = a linear probe; uses the first widths)", 1, 9);
-    flags.addString("probe-widths", &widths, "hidden widths of the probe", "W,W,W");
-    flags.addList("activations", &activations, "activation after each hidden layer",
-                  {"selu", "exp", "relu", "gelu", "identity"});
-    flags.addInt("epochs", &config.epochs, "passes over the training strings", 1, 10000);
-    flags.addInt("probe-batch", &config.batchStrings, "strings per probe batch", 1, 100000);
-    flags.addDouble("probe-lr", &config.learningRate, "AdamW learning rate of the probe", 1e-8,
-                    1.0);
-    flags.addDouble("probe-weight-decay", &config.weightDecay, "AdamW weight decay of the probe",
-                    0.0, 1.0);
-    flags.addChoice("probe-precision", &precision,
-                    "matrix products of the probe (bf16: 2.5 times faster, R within 0.02)",
-                    {"fp32", "bf16"});
-    flags.addSwitch("no-controls", &noControls, "skip the shuffled-target controls");
-    flags.addSwitch("standardize", &standardize,
-                    "scale each probe input to zero mean and unit variance (training statistics; "
-                    "the authors did not)");
-    flags.addUint64("probe-seed", &config.seed, "seed of the probes and the random strings");
-    flags.addUint64("data-seed", &dataSeed, "seed of the task data (--data task)");
+    flags.addUint64("data-seed", &dataSeed, "seed of the task data (--probe-data task)");
     flags.addString("out", &out, "folder for probes.csv, probes.json and predictions.csv", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("json", &json, "print probes.json to stdout instead of the table");
-    if (auto error = flags.parse(args)) {
+    if (auto error = flags.parse(withPromptLength(args))) {
         return usageError("probe", *error);
     }
     if (flags.helpRequested()) {
@@ -207,61 +152,20 @@ int runProbe(const Args& args) {
     if (auto error = source.check(flags)) {
         return usageError("probe", *error);
     }
-
-    if (flags.given("probe-widths")) {
-        if (auto error = parseWidths(widths, config.hidden)) {
-            return usageError("probe", *error);
-        }
-        if (!flags.given("activations")) {
-            config.activations.resize(config.hidden.size(), ProbeActivation::Selu);
-        }
-    }
-    if (flags.given("activations")) {
-        config.activations.clear();
-        for (const auto& a : activations) {
-            config.activations.push_back(*parseProbeActivation(a));
-        }
-    }
+    fitProbeActivations(flags, config);
     if (flags.given("probe-layers")) {
         const size_t hiddenLayers = static_cast<size_t>(probeLayers - 1);
         if (hiddenLayers > config.hidden.size()) {
-            return usageError("probe", "--probe-layers: " + std::to_string(probeLayers) +
-                                           " needs " + std::to_string(hiddenLayers) +
-                                           " hidden widths (allowed: 1 to " +
-                                           std::to_string(config.hidden.size() + 1) +
-                                           " with --probe-widths " + widths + ")");
+            return usageError(
+                "probe", "--probe-layers: " + std::to_string(probeLayers) + " needs " +
+                             std::to_string(hiddenLayers) + " hidden widths (allowed: 1 to " +
+                             std::to_string(config.hidden.size() + 1) + " with --probe-widths " +
+                             findSetting("probe-widths")->get(spec) + ")");
         }
         config.hidden.resize(hiddenLayers);
         config.activations.resize(std::min(config.activations.size(), hiddenLayers));
     }
-    config.precision = *parseProbePrecision(precision);
-    config.controls = !noControls;
-    config.standardize = standardize;
-    config.data = *parseProbeData(data);
-    config.points.clear();
-    for (const auto& p : points) {
-        config.points.push_back(*parseCapturePoint(p));
-    }
-    config.features.clear();
-    for (const auto& f : features) {
-        config.features.push_back(*parseProbeFeature(f));
-    }
     const TaskKind taskKind = *parseTask(task);
-    if (length == "prompt") {
-        config.length = longestPrompt(taskKind);
-    } else {
-        try {
-            size_t used = 0;
-            config.length = std::stoi(length, &used);
-            if (used != length.size()) {
-                throw std::invalid_argument(length);
-            }
-        } catch (const std::exception&) {
-            return usageError("probe", "--length: '" + length +
-                                           "' is not a length (allowed: 2 to the model's "
-                                           "context, or 'prompt')");
-        }
-    }
     const ModelConfig modelConfig = source.config();
     if (const FieldErrors errors = validate(config, modelConfig.blockSize); !errors.empty()) {
         return usageError("probe", describe(errors.front()));
@@ -270,7 +174,7 @@ int runProbe(const Args& args) {
     if (config.data == ProbeData::Task) {
         if (config.trainStrings + config.testStrings > dataConfig.testSize) {
             return usageError("probe",
-                              "--train-strings: with --data task, train and test "
+                              "--probe-train-strings: with --probe-data task, train and test "
                               "strings together come from the " +
                                   std::to_string(dataConfig.testSize) +
                                   " test prompts (allowed: a sum up to " +

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/model_flags.h"
 #include "cli/train_flags.h"
+#include "run/run_folder.h"
 #include "training/presets.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
@@ -23,11 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::atomic<Trainer*> g_running{nullptr};
+std::atomic<RunControl*> g_running{nullptr};
 
 void onInterrupt(int) {
-    if (Trainer* trainer = g_running.load()) {
-        trainer->requestStopFromSignal();
+    if (RunControl* control = g_running.load()) {
+        control->requestStopFromSignal();
     }
     std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
@@ -123,17 +124,17 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
         std::cout << flags.help();
         return kExitOk;
     }
-    if (!fs::exists(fs::path(dir) / "checkpoint.pt")) {
-        return usageError("train", "--resume: '" + dir +
-                                       "' has no checkpoint.pt (allowed: a folder written by "
-                                       "nopescope-cli train)");
+    const auto checkpoint = resumableCheckpoint(dir);
+    if (!checkpoint) {
+        return usageError("train", "--resume: '" + dir + "' has no " + RunFiles::kCheckpoint +
+                                       " (allowed: a folder written by nopescope-cli train)");
     }
-    plan.trainer = Trainer::resume(fs::path(dir) / "checkpoint.pt", steps);
+    plan.trainer = Trainer::resume(*checkpoint, steps);
     if (threads >= 0) {
         plan.trainer->setThreads(threads);
     }
-    if (fs::exists(fs::path(dir) / "best.pt")) {
-        plan.trainer->loadBest(fs::path(dir) / "best.pt");
+    if (const auto best = bestCheckpoint(dir)) {
+        plan.trainer->loadBest(*best);
     }
     plan.out = dir;
     plan.resumed = true;
@@ -150,8 +151,9 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     std::string task = "addition";
     std::string presetName = "quick";
     std::string out;
-    ModelFlags modelFlags(preset.model);
-    TrainFlags trainFlags(preset.train);
+    RunSpec spec{presetTask, preset.model, preset.train, preset.name};
+    ModelFlags modelFlags(&spec);
+    TrainFlags trainFlags(&spec, args);
     FlagSet flags(
         "nopescope-cli train --task T [--preset quick|paper] [model, init and training flags] "
         "[--out DIR]\n       nopescope-cli train --resume DIR [--steps N] [--threads N]",
@@ -165,7 +167,10 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
                     presetNames());
     modelFlags.addTo(flags);
     trainFlags.addTo(flags);
-    flags.addString("out", &out, "run folder (default runs/<task>-<preset>-<time>)", "DIR");
+    flags.addString(
+        "out", &out,
+        "run folder (default runs/cli-<task>-<preset>-<time>, under $NOPESCOPE_RUNS when set)",
+        "DIR");
     flags.addString("resume", &out, "continue the run in DIR (see the second usage line)", "DIR");
     if (auto error = flags.parse(args)) {
         return usageError("train", *error);
@@ -175,26 +180,23 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         return kExitOk;
     }
     ModelConfig model;
-    TrainConfig train;
     if (auto error = modelFlags.build(flags, model)) {
         return usageError("train", *error);
     }
-    if (auto error = trainFlags.build(flags, model.blockSize, train)) {
+    if (auto error = trainFlags.build(flags)) {
         return usageError("train", *error);
     }
+    const TrainConfig& train = spec.train;
     if (train.device == DeviceKind::Cuda && !torch::cuda::is_available()) {
         return usageError("train", "--device: cuda is not available in this build (allowed: cpu)");
     }
     if (out.empty()) {
-        char stamp[32];
-        const std::time_t now = std::time(nullptr);
-        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-        out = "runs/" + task + "-" + presetName + "-" + stamp;
+        out = newRunFolder("cli", task, presetName).string();
     }
     if (fs::exists(out) && !fs::is_directory(out)) {
         return usageError("train", "--out: '" + out + "' is a file (allowed: a folder)");
     }
-    if (fs::exists(fs::path(out) / "config.json")) {
+    if (holdsRun(out)) {
         return usageError("train", "--out: '" + out +
                                        "' already holds a run (allowed: a new folder; or "
                                        "continue it with --resume " +
@@ -223,7 +225,7 @@ int runTrain(const Args& args) {
     Trainer& trainer = *plan.trainer;
     nlohmann::json config = trainer.configJson();
     if (plan.resumed) {
-        config = nlohmann::json::parse(readFile(plan.out / "config.json"));
+        config = readRunConfig(plan.out);
         config["train"]["steps"] = trainer.trainConfig().steps;
     } else {
         config["preset"] = plan.preset;
@@ -243,7 +245,7 @@ int runTrain(const Args& args) {
 
     TrainerCallbacks print;
     print.evaluated = [](const Snapshot& progress, bool best) { printProgress(progress, best); };
-    g_running = &trainer;
+    g_running = &trainer.control();
     std::signal(SIGINT, onInterrupt);
     const TrainOutcome outcome = trainer.run(recorder.wrap(print));
     g_running = nullptr;

@@ -58,8 +58,46 @@ FlagSet::FlagSet(std::string usage, std::string summary)
     : m_usage(std::move(usage)), m_summary(std::move(summary)) {}
 
 void FlagSet::add(Flag flag) {
+    if (flag.key.empty()) {
+        flag.key = flag.name;
+    }
     m_index[flag.name] = m_flags.size();
+    for (const auto& alias : flag.aliases) {
+        m_index[alias] = m_flags.size();
+    }
     m_flags.push_back(std::move(flag));
+}
+
+bool FlagSet::given(const std::string& name) const {
+    const auto it = m_index.find(name);
+    return it != m_index.end() && m_given.count(m_flags[it->second].key) > 0;
+}
+
+void FlagSet::addSettings(RunSpec* spec, std::initializer_list<SettingSection> sections) {
+    for (const Setting* s : settingsIn(sections)) {
+        const std::string help = renderForCli(s->help);
+        if (s->type == SettingType::Switch) {
+            std::vector<std::string> negated;
+            for (const auto& alias : s->aliases) {
+                negated.push_back("no-" + alias);
+            }
+            auto setTo = [spec, s](const char* value) {
+                return [spec, s, value](const std::string&) { return s->set(*spec, value); };
+            };
+            add({s->name, "", help, "", s->get(*spec), setTo("true"), s->name, s->aliases});
+            add({"no-" + s->name, "", "", "", "", setTo("false"), s->name, negated, true});
+            continue;
+        }
+        const bool list = s->type == SettingType::ChoiceList || s->type == SettingType::IntegerList;
+        const std::string valueName = s->type == SettingType::Choice ? "NAME"
+                                      : list                         ? "A,B"
+                                      : s->type == SettingType::Real ? "X"
+                                      : s->type == SettingType::Text ? "TEXT"
+                                                                     : "N";
+        add({s->name, valueName, help, renderForCli(s->allowed), s->get(*spec),
+             [spec, s](const std::string& text) { return s->set(*spec, text); }, s->name,
+             s->aliases});
+    }
 }
 
 void FlagSet::addInt(const std::string& name, int* target, const std::string& help, int min,
@@ -219,9 +257,9 @@ std::optional<std::string> FlagSet::parse(const std::vector<std::string>& args) 
             value = args[++i];
         }
         if (auto error = flag.set(*value)) {
-            return "--" + name + ": " + *error;
+            return "--" + flag.key + ": " + *error;  // the setting's canonical name
         }
-        m_given[name] = true;
+        m_given[flag.key] = true;
     }
     return std::nullopt;
 }
@@ -230,7 +268,12 @@ std::string FlagSet::help() const {
     std::ostringstream out;
     out << "usage: " << m_usage << "\n\n" << m_summary << "\n\nflags:\n";
     for (const auto& f : m_flags) {
-        std::string left = "  --" + f.name + (f.valueName.empty() ? "" : " " + f.valueName);
+        if (f.hidden) {
+            continue;
+        }
+        const bool negatable = m_index.count("no-" + f.name) > 0 && f.valueName.empty();
+        std::string left = std::string("  --") + (negatable ? "[no-]" : "") + f.name +
+                           (f.valueName.empty() ? "" : " " + f.valueName);
         if (left.size() < 26) {
             left.resize(26, ' ');
         } else {

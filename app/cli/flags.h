@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "settings/settings.h"
+
 namespace nope::cli {
 
 class FlagSet {
@@ -28,13 +30,18 @@ public:
     void addString(const std::string& name, std::string* target, const std::string& help,
                    const std::string& valueName);
     void addSwitch(const std::string& name, bool* target, const std::string& help);
+    // A flag per setting of the sections (settings/settings.h), bound to `spec`: --name VALUE,
+    // or --name / --no-name for a switch; a setting's older names are accepted too. Values are
+    // parsed here; ranges and the rules between settings are checked by validate() afterwards.
+    void addSettings(RunSpec* spec, std::initializer_list<SettingSection> sections);
 
     // Parses the arguments after the command name. Returns the first error as one line
     // ("--samples: 'x' is not an integer (allowed: 1 to 10000)"), or nothing on success.
     std::optional<std::string> parse(const std::vector<std::string>& args);
 
     bool helpRequested() const { return m_help; }
-    bool given(const std::string& name) const { return m_given.count(name) > 0; }
+    // Whether the flag (by canonical name or alias; "--no-x" counts as x) was on the line.
+    bool given(const std::string& name) const;
     std::string help() const;
 
 private:
@@ -45,6 +52,9 @@ private:
         std::string allowed;  // shown in errors and help
         std::string defaultValue;
         std::function<std::optional<std::string>(const std::string&)> set;  // returns an error
+        std::string key = {};  // what given() answers to: the name, or the setting's name
+        std::vector<std::string> aliases = {};
+        bool hidden = false;  // accepted, not listed in the help (the "--no-" half of a switch)
     };
     void add(Flag flag);
 

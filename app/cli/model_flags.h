@@ -1,5 +1,5 @@
-// The model and init flags shared by info, analyze and train: bound to a ModelConfig through
-// string fields, then converted and validated together.
+// The model and init flags shared by info, analyze, probe and train: one flag per setting of the
+// Model and Initialization sections (settings/settings.h), bound to a RunSpec.
 #pragma once
 
 #include <optional>
@@ -7,22 +7,23 @@
 
 #include "cli/flags.h"
 #include "model/model_config.h"
+#include "run/run_spec.h"
 
 namespace nope::cli {
 
 class ModelFlags {
 public:
-    explicit ModelFlags(const ModelConfig& defaults = {});
+    // Binds to `spec` (whose values are the defaults the help shows); without one, to its own.
+    explicit ModelFlags(RunSpec* spec = nullptr);
     void addTo(FlagSet& flags);
-    // The config the flags describe, or the first problem as one line naming the flag.
+    // The model the flags describe, or the first problem as one line naming the flag.
     // `flags` is the parsed set, consulted for flags that only make sense together.
     std::optional<std::string> build(const FlagSet& flags, ModelConfig& out) const;
+    uint64_t seed() const { return m_spec->train.seed; }
 
 private:
-    ModelConfig m_config;
-    std::string m_positional;
-    std::string m_attention;
-    std::string m_init;
+    RunSpec m_own;
+    RunSpec* m_spec;
 };
 
 }  // namespace nope::cli

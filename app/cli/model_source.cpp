@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "model/init.h"
+#include "run/run_folder.h"
 
 namespace nope::cli {
 
@@ -15,14 +16,14 @@ constexpr const char* kAllowed =
 
 // The flags of ModelFlags that a saved model's file decides: all but --heads, which is used only
 // when the file cannot tell.
-constexpr const char* kSetByTheFile[] = {"layers", "dim",       "context", "dropout",   "bias",
-                                         "pe",     "attention", "init",    "init-mean", "init-std"};
+constexpr const char* kSetByTheFile[] = {"layers",    "dim",        "context",   "dropout",
+                                         "bias",      "positional", "attention", "init",
+                                         "init-mean", "init-std"};
 
 }  // namespace
 
 void ModelSource::addTo(FlagSet& flags) {
-    m_modelFlags.addTo(flags);
-    flags.addUint64("seed", &m_seed, "seed of the model's initialization");
+    m_modelFlags.addTo(flags);  // with --seed, the seed of the model's initialization
     flags.addString("checkpoint", &m_checkpoint,
                     "a saved model instead of a fresh one: checkpoint.pt, best.pt, weights.pt, a "
                     "run folder, or a nanoGPT ckpt.pt or state dict (a file without a config "
@@ -50,8 +51,7 @@ std::optional<std::string> ModelSource::check(const FlagSet& flags) {
     if (!fs::exists(path)) {
         return "--checkpoint: '" + m_checkpoint + "' does not exist (" + kAllowed + ")";
     }
-    if (fs::is_directory(path) && !fs::exists(path / "best.pt") &&
-        !fs::exists(path / "checkpoint.pt")) {
+    if (fs::is_directory(path) && !modelFileOfRun(path)) {
         return "--checkpoint: '" + m_checkpoint +
                "' is a folder without best.pt or checkpoint.pt (" + kAllowed + ")";
     }
@@ -68,7 +68,7 @@ Gpt ModelSource::build() {
     if (m_saved) {
         return m_saved->model;
     }
-    torch::manual_seed(m_seed);
+    torch::manual_seed(m_modelFlags.seed());
     Gpt model(m_config);
     initializeWeights(*model);
     return model;
@@ -78,14 +78,15 @@ nlohmann::json ModelSource::describe() const {
     if (m_saved) {
         return {{"checkpoint", {{"file", m_saved->file.string()}, {"format", m_saved->format}}}};
     }
-    return {{"seed", m_seed}};
+    return {{"seed", m_modelFlags.seed()}};
 }
 
 std::string ModelSource::summary() const {
     if (m_saved) {
         return "checkpoint " + m_saved->file.string() + " (" + m_saved->format + ")";
     }
-    return "init " + toString(m_config.init.scheme) + ", seed " + std::to_string(m_seed);
+    return "init " + toString(m_config.init.scheme) + ", seed " +
+           std::to_string(m_modelFlags.seed());
 }
 
 }  // namespace nope::cli

@@ -17,7 +17,7 @@ namespace nope::cli {
 
 class ModelSource {
 public:
-    // Adds the model flags, --seed and --checkpoint.
+    // Adds the model and init flags (with --seed) and --checkpoint.
     void addTo(FlagSet& flags);
 
     // After parsing: the first flag problem as one line naming the flag (a model-shape flag or
@@ -38,7 +38,6 @@ public:
 
 private:
     ModelFlags m_modelFlags;
-    uint64_t m_seed = 1337;
     std::string m_checkpoint;
     ModelConfig m_config;
     std::optional<SavedModel> m_saved;

@@ -1,32 +1,37 @@
-// The training flags of `train` (and the form's equivalents): bound to a TrainConfig whose
-// defaults come from the chosen preset, so that explicit flags override the preset.
+// The training flags of `train`: one flag per setting of the Training, Data, Analysis and Probes
+// sections (settings/settings.h), bound to the RunSpec whose defaults come from the chosen
+// preset, so that explicit flags override the preset.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/flags.h"
-#include "training/train_config.h"
+#include "run/run_spec.h"
 
 namespace nope::cli {
 
 class TrainFlags {
 public:
-    explicit TrainFlags(const TrainConfig& defaults);
+    // `args` are read for --probe-preset first, so that the probe flags' defaults are the
+    // chosen probe preset's and explicit probe flags override it.
+    TrainFlags(RunSpec* spec, const std::vector<std::string>& args);
     void addTo(FlagSet& flags);
-    // The config the flags describe, or the first problem as one line naming the flag.
-    std::optional<std::string> build(const FlagSet& flags, int contextLength,
-                                     TrainConfig& out) const;
+    // After parsing: the settings' rules against the model's context, the first problem as one
+    // line naming the flag.
+    std::optional<std::string> build(const FlagSet& flags) const;
 
 private:
-    TrainConfig m_config;
-    std::string m_objective;
-    std::string m_precision;
-    std::string m_device;
+    RunSpec* m_spec;
     std::string m_probePreset = "fast";
 };
 
 // The value of `--name` in raw arguments ("--name v" or "--name=v"), before full parsing.
 std::optional<std::string> peekFlag(const std::vector<std::string>& args, const std::string& name);
+
+// After the probe flags are parsed: without --probe-activations, one activation per hidden width
+// (the given ones, then selu).
+void fitProbeActivations(const FlagSet& flags, ProbeConfig& probe);
 
 }  // namespace nope::cli

@@ -28,6 +28,11 @@ public:
     // Reads the options; false (after printing why) on bad ones.
     bool configure(const QStringList& arguments);
     void start();
+    // Whether the options drive the window (screenshots, measurements, a timed close); without
+    // them the window starts as a user's does.
+    bool drivesTheWindow() const {
+        return !m_screenshots.isEmpty() || m_measure || m_closeAfter > 0;
+    }
 
 private:
     void screenshot(const QString& name);

@@ -1,17 +1,53 @@
 // nopescope: the desktop window. Options for scripted use (docs, measurements) are in
 // automation.h; without options it opens the window.
 #include <QApplication>
+#include <QIcon>
+#include <QImage>
+#include <QPainter>
+#include <QPixmap>
+#include <QSvgRenderer>
+#include <QTimer>
 
 #include "automation.h"
 #include "main_window.h"
 #include "meta_types.h"
+#include "theme_colors.h"
 #include "util/runtime.h"
+
+namespace {
+
+// The icon of the window and its dialogs (resources/nopescope.qrc): the rendered PNGs at their
+// sizes, and the SVG drawn at 512 px for larger ones. (An SVG QIcon would keep only one of the
+// PNGs, so the SVG is drawn here.)
+QIcon applicationIcon() {
+    nope::ui::initResources();
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256}) {
+        icon.addFile(QString(":/icons/hicolor/%1x%1/apps/nopescope.png").arg(size),
+                     QSize(size, size));
+    }
+    QSvgRenderer svg(QString(":/icons/nopescope.svg"));
+    if (svg.isValid()) {
+        QImage large(512, 512, QImage::Format_ARGB32_Premultiplied);
+        large.fill(Qt::transparent);
+        QPainter painter(&large);
+        svg.render(&painter);
+        painter.end();
+        icon.addPixmap(QPixmap::fromImage(large));
+    }
+    return icon;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     nope::configureRuntime(0);
     QApplication app(argc, argv);
     QApplication::setApplicationName("NoPEScope");
     QApplication::setOrganizationName("NoPEScope");
+    // The installed nopescope.desktop: its name and icon in the desktop's task list.
+    QGuiApplication::setDesktopFileName("nopescope");
+    QApplication::setWindowIcon(applicationIcon());
     nope::gui::registerMetaTypes();
     nope::gui::MainWindow window;
     nope::gui::Automation automation(window);
@@ -20,5 +56,9 @@ int main(int argc, char** argv) {
     }
     window.show();
     automation.start();
+    if (!automation.drivesTheWindow()) {
+        // a useful window at once: the default preset's model at initialization, and a hint
+        QTimer::singleShot(0, &window, &nope::gui::MainWindow::startUp);
+    }
     return QApplication::exec();
 }

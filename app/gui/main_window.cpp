@@ -23,11 +23,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "config_form.h"
 #include "curve_panel.h"
 #include "export.h"
 #include "heatmap_grid.h"
+#include "plot_style.h"
 #include "probe_panel.h"
 #include "probe_tab.h"
 #include "qcp.h"
@@ -36,6 +38,7 @@
 #include "score_table.h"
 #include "tasks/vocab.h"
 #include "theme.h"
+#include "theme_colors.h"
 #include "util/files.h"
 
 namespace nope::gui {
@@ -77,15 +80,10 @@ ui::RunControls::State controlState(TrainingController::State s) {
 }
 
 // The snapshot of the best checkpoint: the trainer snapshots every new best and flags it.
-const Snapshot* bestOf(const std::vector<Snapshot>& history) {
-    const Snapshot* best = nullptr;
-    for (const Snapshot& h : history) {
-        if (h.best) {
-            best = &h;  // bests only improve, so the last one flagged is the best
-        }
-    }
-    return best;
-}
+constexpr const char* kFirstRunHint =
+    "This is the model at initialization: each heatmap is one layer's self-cosine similarity. "
+    "Press Train to watch it change as the model learns, or pick another task or preset on the "
+    "left.";
 
 }  // namespace
 
@@ -119,7 +117,7 @@ MainWindow::MainWindow(QWidget* parent)
     leftLayout->addWidget(m_controls);
 
     m_banner->setWordWrap(true);
-    m_banner->setStyleSheet("background: #a03030; color: white; padding: 6px; border-radius: 3px");
+    styleBanner();
     m_banner->hide();
     m_view->setToolTip("the mean matrix over the analysed prompts, or one prompt's own matrix");
     auto* viewRow = new QHBoxLayout;
@@ -228,11 +226,12 @@ void MainWindow::connectParts() {
             [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_controller, &TrainingController::failed, this, &MainWindow::showProblem);
     connect(m_controller, &TrainingController::ready, this,
-            [this](const RunSpec& spec, const QString& message) {
-                if (message.startsWith("loaded")) {
-                    m_form->setSpec(spec);  // a checkpoint brings its own settings
+            [this](const RunSpec& spec, const QString& message, ModelOrigin origin) {
+                if (origin != ModelOrigin::Initialized) {
+                    m_form->setSpec(spec);  // a saved model brings its own settings
                 }
-                statusBar()->showMessage(message);
+                statusBar()->showMessage(m_firstRun ? kFirstRunHint : message);
+                m_firstRun = false;
                 updateControls();
             });
     connect(m_controller, &TrainingController::finished, this, [this](const QString& m, bool ok) {
@@ -248,14 +247,16 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &model...", this, [this] {
         const QString path =
-            QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes", "runs",
+            QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes",
+                                         QString::fromStdString(runsRoot().string()),
                                          "Models (*.pt *.pth *.bin);;All files (*)");
         if (!path.isEmpty()) {
             openModel(path);
         }
     });
     file->addAction("&Open run folder...", this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder", "runs");
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, "Open a run folder", QString::fromStdString(runsRoot().string()));
         if (!dir.isEmpty()) {
             openRunFolder(dir);
         }
@@ -285,8 +286,9 @@ void MainWindow::buildMenus() {
     });
     file->addSeparator();
     file->addAction("Load &checkpoint...", this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, "Load checkpoint", "runs", "Checkpoint (*.pt)");
+        const QString path = QFileDialog::getOpenFileName(
+            this, "Load checkpoint", QString::fromStdString(runsRoot().string()),
+            "Checkpoint (*.pt)");
         if (!path.isEmpty()) {
             m_runFolder.clear();
             resetHistory({});
@@ -378,6 +380,11 @@ bool MainWindow::startFresh() {
     return true;
 }
 
+void MainWindow::startUp() {
+    m_firstRun = true;
+    initializeModel();
+}
+
 void MainWindow::initializeModel() {
     if (startFresh()) {
         m_controller->initialize(m_form->spec());
@@ -393,10 +400,9 @@ void MainWindow::startTraining() {
     m_banner->hide();
     if (!continuing || m_runFolder.isEmpty()) {
         const RunSpec spec = m_form->spec();
-        m_runFolder = QDir("runs").absoluteFilePath(
-            QString("window-%1-%2")
-                .arg(QString::fromStdString(taskName(spec.task)),
-                     QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
+        m_runFolder = QString::fromStdString(
+            std::filesystem::absolute(newRunFolder("window", taskName(spec.task), spec.preset))
+                .string());
     }
     m_followLatest = true;
     m_controller->train(m_form->spec(), m_runFolder);
@@ -411,14 +417,7 @@ void MainWindow::runProbes() {
 }
 
 void MainWindow::addProbes(const ProbeReport& report, int step) {
-    auto it = std::find_if(m_history.begin(), m_history.end(),
-                           [step](const Snapshot& s) { return s.step == step; });
-    if (it != m_history.end()) {
-        it->probes = report;
-    } else {
-        m_extraProbeStep = step;
-        m_extraProbes = report;
-    }
+    m_history.addProbes(report, step);
     m_probes->showMessage(QString("step %1: %2 probes in %3 s")
                               .arg(step)
                               .arg(report.results.size())
@@ -426,37 +425,8 @@ void MainWindow::addProbes(const ProbeReport& report, int step) {
     scheduleRedraw();
 }
 
-const ProbeReport* MainWindow::initProbes() const {
-    if (!m_history.empty() && m_history.front().step == 0 && !m_history.front().probes.empty()) {
-        return &m_history.front().probes;
-    }
-    return m_extraProbeStep == 0 ? &m_extraProbes : nullptr;
-}
-
-const ProbeReport* MainWindow::probesAt(const Snapshot* shown, int* step) const {
-    const ProbeReport* found = nullptr;
-    *step = -1;
-    for (const Snapshot& s : m_history) {
-        if (shown && s.step > shown->step) {
-            break;
-        }
-        if (!s.probes.empty()) {
-            found = &s.probes;
-            *step = s.step;
-        }
-    }
-    const bool latest = !shown || shown == &m_history.back();
-    if (m_extraProbeStep > *step && (latest || (shown && m_extraProbeStep <= shown->step))) {
-        found = &m_extraProbes;
-        *step = m_extraProbeStep;
-    }
-    return found;
-}
-
 void MainWindow::resetHistory(std::vector<Snapshot> history) {
-    m_history = std::move(history);
-    m_extraProbeStep = -1;
-    m_extraProbes = ProbeReport{};
+    m_history.reset(std::move(history));
     m_followLatest = true;
     m_slider->blockSignals(true);
     m_slider->setRange(0, std::max(0, static_cast<int>(m_history.size()) - 1));
@@ -467,13 +437,7 @@ void MainWindow::resetHistory(std::vector<Snapshot> history) {
 }
 
 void MainWindow::addSnapshot(const Snapshot& snapshot) {
-    auto it = std::lower_bound(m_history.begin(), m_history.end(), snapshot.step,
-                               [](const Snapshot& s, int step) { return s.step < step; });
-    if (it != m_history.end() && it->step == snapshot.step) {
-        *it = snapshot;  // e.g. Train's step-0 snapshot replaces Initialize's
-    } else {
-        m_history.insert(it, snapshot);
-    }
+    m_history.add(snapshot);  // e.g. Train's step-0 snapshot replaces Initialize's
     const bool follow = m_followLatest;
     m_slider->blockSignals(true);
     m_slider->setRange(0, static_cast<int>(m_history.size()) - 1);
@@ -551,13 +515,14 @@ void MainWindow::redraw() {
         maps.push_back(std::move(h));
     }
     m_heatmaps->setHeatmaps(std::move(maps));
-    m_curves->setHistory(m_history, point, s->step);
+    m_curves->setHistory(m_history.all(), point, s->step);
 
     const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;
-    const Snapshot* best = bestOf(m_history);
+    const Snapshot* best = m_history.best();
     int probeStep = -1;
-    const ProbeReport* shownProbes = probesAt(s, &probeStep);
-    const ProbeReport* startProbes = initProbes();
+    const ProbeReport* shownProbes =
+        m_history.probesAt(static_cast<size_t>(m_slider->value()), &probeStep);
+    const ProbeReport* startProbes = m_history.initProbes();
     m_probes->panel()->setPoint(point);
     m_probes->panel()->setReports(
         startProbes, probeStep > 0 ? shownProbes : nullptr,
@@ -598,6 +563,13 @@ void MainWindow::showProblem(const QString& message) {
     m_banner->setText(message);
     m_banner->show();
     statusBar()->showMessage(message.section('\n', 0, 0));
+}
+
+void MainWindow::styleBanner() {
+    const bool dark = ui::isDark(palette());
+    m_banner->setStyleSheet(QString("background: %1; color: %2; padding: 6px; border-radius: 3px")
+                                .arg(ui::themeColor(ui::ThemeColor::BannerBackground, dark).name(),
+                                     ui::themeColor(ui::ThemeColor::BannerText, dark).name()));
 }
 
 void MainWindow::exportPlotInteractive(QWidget* plotWidget, const QString& name) {
@@ -678,6 +650,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         }
     }
     event->accept();
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) {
+        styleBanner();
+    }
+    QMainWindow::changeEvent(event);
 }
 
 }  // namespace nope::gui

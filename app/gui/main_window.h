@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run/snapshot.h"
+#include "run/snapshot_history.h"
 #include "training_controller.h"
 
 class QCheckBox;
@@ -47,9 +48,11 @@ public:
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
     QSlider* stepSlider() const { return m_slider; }
-    const std::vector<Snapshot>& history() const { return m_history; }
+    const std::vector<Snapshot>& history() const { return m_history.all(); }
     QString problem() const;  // the message shown in the problem banner, empty when none
     int redrawCount() const { return m_redraws; }
+    // Whether a redraw is scheduled and not yet done (tests wait for it instead of sleeping).
+    bool redrawPending() const { return m_redrawTimer.isActive(); }
     QString runFolder() const { return m_runFolder; }
     // Closing during a step that outlasts 1.5 s ends the process at once (the default); tests
     // turn that off to see how long a close really takes.
@@ -63,6 +66,9 @@ public:
     void openModel(const QString& path);
 
 public Q_SLOTS:
+    // The first thing a new window does for a user: initializes the form's model (under a
+    // second for the default preset) and then shows a hint of what to do next.
+    void startUp();
     void runProbes();
 
     void initializeModel();
@@ -70,6 +76,7 @@ public Q_SLOTS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void buildMenus();
@@ -84,14 +91,13 @@ private:
     void updateControls();
     void updateViewChoices();
     void showProblem(const QString& message);
+    void styleBanner();
     void exportPlotInteractive(QWidget* plot, const QString& name);
     void exportTableInteractive();
     void report(const QString& error, const QString& done);
     const Snapshot* current() const;
     void addProbes(const ProbeReport& report, int step);
     // The probes to compare: at init, and the latest at or before the shown snapshot.
-    const ProbeReport* initProbes() const;
-    const ProbeReport* probesAt(const Snapshot* shown, int* step) const;
 
     ui::ConfigForm* m_form;
     ui::HeatmapGrid* m_heatmaps;
@@ -109,11 +115,10 @@ private:
     QTimer m_redrawTimer;
     QElapsedTimer m_sinceRedraw;  // since the last redraw
     static constexpr qint64 kRedrawIntervalMs = 100;
-    std::vector<Snapshot> m_history;
+    SnapshotHistory m_history;
     // Probes run on demand at a step that has no snapshot (e.g. while paused); -1 when none.
-    int m_extraProbeStep = -1;
-    ProbeReport m_extraProbes;
     bool m_followLatest = true;
+    bool m_firstRun = false;  // the start-up Initialize: its status line is the hint
     int m_redraws = 0;
     QString m_runFolder;
     bool m_forcedExitAllowed = true;

@@ -3,6 +3,7 @@
 namespace nope::gui {
 
 void registerMetaTypes() {
+    qRegisterMetaType<nope::gui::ModelOrigin>("nope::gui::ModelOrigin");
     qRegisterMetaType<nope::Snapshot>("nope::Snapshot");
     qRegisterMetaType<nope::RunSpec>("nope::RunSpec");
     qRegisterMetaType<nope::ProbeReport>("nope::ProbeReport");

@@ -6,6 +6,15 @@
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 
+namespace nope::gui {
+
+// Where the worker's current model came from: the window reacts to each differently (a loaded
+// model brings its own settings to the form).
+enum class ModelOrigin { Initialized, Checkpoint, SavedModel };
+
+}  // namespace nope::gui
+
+Q_DECLARE_METATYPE(nope::gui::ModelOrigin)
 Q_DECLARE_METATYPE(nope::Snapshot)
 Q_DECLARE_METATYPE(nope::RunSpec)
 Q_DECLARE_METATYPE(nope::ProbeReport)

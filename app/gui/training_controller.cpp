@@ -39,14 +39,14 @@ TrainingController::TrainingController(QObject* parent)
         }
     });
     connect(m_worker, &TrainingWorker::ready, this,
-            [this](const RunSpec& spec, const QString& m, int generation) {
+            [this](const RunSpec& spec, const QString& m, ModelOrigin origin, int generation) {
                 if (generation != m_generation) {
                     return;
                 }
                 m_hasModel = true;
                 m_modelSpec = specKey(spec);
                 setState(State::Ready);
-                Q_EMIT ready(spec, m);
+                Q_EMIT ready(spec, m, origin);
             });
     connect(m_worker, &TrainingWorker::finished, this,
             [this](const QString& m, bool ok, int generation) {

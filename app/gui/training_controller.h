@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "meta_types.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 
@@ -56,7 +57,7 @@ Q_SIGNALS:
     void stateChanged(nope::gui::TrainingController::State state);
     void snapshot(const nope::Snapshot& snapshot);
     void progress(const nope::Snapshot& progress);
-    void ready(const nope::RunSpec& spec, const QString& message);
+    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin);
     void finished(const QString& message, bool ok);
     void failed(const QString& message);
     void status(const QString& message);

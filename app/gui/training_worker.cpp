@@ -3,6 +3,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "run/run_folder.h"
 #include "run/saved_model.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
@@ -10,25 +11,18 @@
 
 namespace nope::gui {
 
-TrainingWorker::TrainingWorker(QObject* parent) : QObject(parent) {}
+TrainingWorker::TrainingWorker(QObject* parent)
+    : QObject(parent), m_control(std::make_shared<RunControl>()) {}
 
 TrainingWorker::~TrainingWorker() = default;
 
 void TrainingWorker::requestStop() {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_stopRequested = true;
     m_probeCancel = true;
-    if (m_trainer) {
-        m_trainer->requestStop();
-    }
+    m_control->requestStop();
 }
 
 void TrainingWorker::setPaused(bool paused) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_pausedRequest = paused;
-    if (m_trainer) {
-        m_trainer->setPaused(paused);
-    }
+    m_control->setPaused(paused);
 }
 
 void TrainingWorker::replaceTrainer(std::unique_ptr<Trainer> trainer) {
@@ -41,7 +35,7 @@ bool TrainingWorker::ensureTrainer(const RunSpec& spec) {
         return true;
     }
     applyThreadCount(spec.train.threads);
-    replaceTrainer(std::make_unique<Trainer>(spec.task, spec.model, spec.train));
+    replaceTrainer(std::make_unique<Trainer>(spec.task, spec.model, spec.train, m_control));
     m_spec = spec;
     return true;
 }
@@ -71,7 +65,7 @@ void TrainingWorker::initialize(const RunSpec& spec) {
                      QString("initialized: %1 analysed prompts, forward %2 s")
                          .arg(s.analysis.samples)
                          .arg(s.analysis.forwardSeconds, 0, 'f', 2),
-                     generation);
+                     ModelOrigin::Initialized, generation);
     } catch (const std::exception& e) {
         replaceTrainer(nullptr);
         Q_EMIT failed(QString("Initialize failed: %1").arg(e.what()), generation);
@@ -83,19 +77,16 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
     try {
         ensureTrainer(spec);
         Trainer& trainer = *m_trainer;
-        if (m_stopRequested) {  // Stop was pressed while the model was being built
+        if (m_control->stopRequested()) {  // Stop was pressed while the model was being built
+            m_control->clearStop();
             Q_EMIT finished(QString("stopped before the first step"), true, generation);
             return;
         }
-        trainer.setPaused(m_pausedRequest);
         const bool continuing = trainer.step() > 0;
         nlohmann::json config = trainer.configJson();
         config["preset"] = m_spec.preset;
         RunRecorder recorder(trainer, runFolder.toStdString(), config, continuing,
                              m_checkpointFolder.toStdString());
-        if (m_stopRequested) {
-            trainer.requestStop();
-        }
         Q_EMIT status(QString("training; run folder %1").arg(runFolder), generation);
         TrainerCallbacks forward;
         forward.evaluated = [this, generation](const Snapshot& p, bool) {
@@ -105,7 +96,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
             Q_EMIT snapshot(s, generation);
         };
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
-        trainer.runPendingTasks();  // probes asked for as the run ended
+        m_control->runPending();  // probes asked for as the run ended
         recorder.finish(outcome);
         Q_EMIT finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
@@ -134,12 +125,12 @@ void TrainingWorker::saveCheckpoint(const QString& path) {
 void TrainingWorker::loadCheckpoint(const QString& path) {
     const int generation = m_generation;
     try {
-        auto trainer = Trainer::resume(path.toStdString());
+        auto trainer = Trainer::resume(path.toStdString(), 0, m_control);
         applyThreadCount(trainer->trainConfig().threads);
         const std::filesystem::path folder =
             std::filesystem::path(path.toStdString()).parent_path();
-        if (std::filesystem::exists(folder / "best.pt")) {
-            trainer->loadBest(folder / "best.pt");  // "trained" means the best checkpoint
+        if (const auto best = bestCheckpoint(folder)) {
+            trainer->loadBest(*best);  // "trained" means the best checkpoint
         }
         RunSpec spec = trainer->spec();
         spec.preset = "custom";
@@ -151,7 +142,8 @@ void TrainingWorker::loadCheckpoint(const QString& path) {
         m_spec = spec;
         m_checkpointFolder = QString::fromStdString(folder.string());
         Q_EMIT snapshot(s, generation);
-        Q_EMIT ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step), generation);
+        Q_EMIT ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
+                     ModelOrigin::Checkpoint, generation);
     } catch (const std::exception& e) {
         Q_EMIT failed(QString("Loading the checkpoint failed: %1").arg(e.what()), generation);
     }
@@ -181,7 +173,7 @@ bool TrainingWorker::probeDuringRun(const ProbeConfig& config) {
     Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
     const int generation = m_generation;
     m_probeCancel = false;
-    trainer->runBetweenSteps(
+    m_control->post(
         [this, trainer, config, generation] { probeNow(*trainer, config, generation); });
     return true;
 }
@@ -219,7 +211,7 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form) {
         spec.model = saved.config;
         spec.model.dropout = form.model.dropout;
         spec.preset = "custom";
-        auto trainer = std::make_unique<Trainer>(spec.task, spec.model, spec.train);
+        auto trainer = std::make_unique<Trainer>(spec.task, spec.model, spec.train, m_control);
         trainer->copyWeightsFrom(*saved.model);
         applyThreadCount(spec.train.threads);
         Snapshot s;
@@ -233,7 +225,7 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form) {
                      QString("loaded model %1 (%2)")
                          .arg(QString::fromStdString(saved.file.string()),
                               QString::fromStdString(saved.format)),
-                     generation);
+                     ModelOrigin::SavedModel, generation);
     } catch (const std::exception& e) {
         Q_EMIT failed(QString("Opening the model failed: %1").arg(e.what()), generation);
     }

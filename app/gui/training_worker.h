@@ -1,7 +1,7 @@
 // The training thread's object: it owns the trainer (and with it the model, the data and every
 // tensor), runs in its own QThread, and sends value-type snapshots out by queued signals. Stop
-// and pause are atomic flags the training loop checks between steps, set directly from the
-// window's thread (a busy worker never reads its event queue).
+// and pause go through the RunControl every trainer of this worker shares, set directly from the
+// window's thread (a busy worker never reads its event queue) and checked between steps.
 #pragma once
 
 #include <QObject>
@@ -11,9 +11,11 @@
 #include <memory>
 #include <mutex>
 
+#include "meta_types.h"
 #include "probe/probe_config.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
+#include "training/run_control.h"
 
 namespace nope {
 class Trainer;
@@ -36,7 +38,7 @@ public:
     // once while paused). False when there is no model.
     bool probeDuringRun(const ProbeConfig& config);
     void clearStop() {
-        m_stopRequested = false;
+        m_control->clearStop();
         m_probeCancel = false;
     }
     // Tags every signal sent from now on; the controller drops signals of older generations.
@@ -60,7 +62,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     // Each carries the generation current when the worker sent it.
-    void ready(const nope::RunSpec& spec, const QString& message, int generation);
+    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin,
+               int generation);
     void snapshot(const nope::Snapshot& snapshot, int generation);   // with analysis
     void progress(const nope::Snapshot& progress, int generation);   // after each evaluation
     void finished(const QString& message, bool ok, int generation);  // training ended
@@ -78,10 +81,10 @@ private:
     std::unique_ptr<Trainer> m_trainer;
     RunSpec m_spec;
     QString m_checkpointFolder;  // where a loaded checkpoint came from (its init analysis)
-    std::mutex m_mutex;          // guards m_trainer against requestStop/setPaused from the window
-    std::atomic<bool> m_pausedRequest{false};
-    std::atomic<bool> m_stopRequested{false};  // also covers the time before a trainer exists
-    std::atomic<bool> m_probeCancel{false};    // stops on-demand probes between epochs
+    std::mutex m_mutex;          // guards m_trainer against probeDuringRun from the window
+    // Pause and stop for every trainer of this worker, also before one exists.
+    std::shared_ptr<RunControl> m_control;
+    std::atomic<bool> m_probeCancel{false};  // stops on-demand probes between epochs
     std::atomic<int> m_generation{0};
 };
 

@@ -43,13 +43,14 @@ std::optional<PositionalEncoding> parsePositional(std::string_view s);
 std::optional<AttentionKind> parseAttention(std::string_view s);
 std::optional<InitScheme> parseInitScheme(std::string_view s);
 
-// Every problem with the config, each naming its field; empty when valid.
+// Every problem with the config, each naming its setting; empty when valid. Defined with the
+// table of settings (settings/validate.cpp), as are the JSON functions below.
 FieldErrors validate(const ModelConfig& config);
 
 // Number of distinct parameters (the tied output head counted once).
 int64_t parameterCount(const ModelConfig& config);
 
-// JSON with nanoGPT's key names (n_layer, n_head, n_embd, block_size, ...).
+// JSON with nanoGPT's key names (n_layer, n_head, n_embd, block_size, ...), the table's paths.
 void to_json(nlohmann::json& j, const ModelConfig& config);
 // Reads the keys present over the defaults; throws std::invalid_argument naming a bad key.
 void from_json(const nlohmann::json& j, ModelConfig& config);

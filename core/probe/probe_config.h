@@ -80,8 +80,8 @@ std::optional<ProbeConfig> probePreset(std::string_view name);
 // The preset whose network and training `config` has ("fast", "full"), else "custom".
 std::string probePresetName(const ProbeConfig& config);
 
-// Every problem with the config, each naming its field; empty when valid. `taskLength`, when
-// given, is the prompt length of the task used with ProbeData::Task; `blockSize` the model's.
+// Every problem with the config, each naming its setting; empty when valid. `blockSize` is the
+// model's context. Defined with the table of settings (settings/validate.cpp), as is the JSON.
 FieldErrors validate(const ProbeConfig& config, int blockSize);
 
 // The sequence length the probe sees: `length` for random strings, `taskLength` for prompts.

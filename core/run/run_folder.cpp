@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <sstream>
 
 #include "run/probe_io.h"
@@ -49,6 +51,54 @@ std::string runProbesCsvHeader() {
     return std::string("step,") + kProbesCsvHeader;
 }
 
+fs::path runsRoot() {
+    const char* env = std::getenv("NOPESCOPE_RUNS");
+    return env && *env ? fs::path(env) : fs::path("runs");
+}
+
+fs::path newRunFolder(const std::string& origin, const std::string& task,
+                      const std::string& preset) {
+    char stamp[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    const std::string base = origin + "-" + task + "-" + preset + "-" + stamp;
+    fs::path dir = runsRoot() / base;
+    for (int i = 2; fs::exists(dir); ++i) {
+        dir = runsRoot() / (base + "-" + std::to_string(i));
+    }
+    return dir;
+}
+
+bool holdsRun(const fs::path& dir) {
+    return fs::is_regular_file(dir / RunFiles::kConfig);
+}
+
+std::optional<fs::path> resumableCheckpoint(const fs::path& dir) {
+    const fs::path file = dir / RunFiles::kCheckpoint;
+    return fs::is_regular_file(file) ? std::optional<fs::path>(file) : std::nullopt;
+}
+
+std::optional<fs::path> bestCheckpoint(const fs::path& dir) {
+    const fs::path file = dir / RunFiles::kBest;
+    return fs::is_regular_file(file) ? std::optional<fs::path>(file) : std::nullopt;
+}
+
+std::optional<fs::path> modelFileOfRun(const fs::path& dir) {
+    if (auto best = bestCheckpoint(dir)) {
+        return best;
+    }
+    return resumableCheckpoint(dir);
+}
+
+nlohmann::json readRunConfig(const fs::path& dir) {
+    const fs::path path = dir / RunFiles::kConfig;
+    try {
+        return nlohmann::json::parse(readFile(path));
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(path.string() + ": not valid JSON (" + e.what() + ")");
+    }
+}
+
 std::string snapshotFileName(int step) {
     char name[32];
     std::snprintf(name, sizeof name, "step_%06d.json", step);
@@ -57,17 +107,17 @@ std::string snapshotFileName(int step) {
 
 RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::move(dir)) {
     std::error_code ec;
-    fs::create_directories(m_dir / "snapshots", ec);
+    fs::create_directories(m_dir / RunFiles::kSnapshots, ec);
     if (ec) {
         throw std::runtime_error("cannot create run folder " + m_dir.string() + ": " +
                                  ec.message());
     }
     if (continuing) {
         // A resumed run goes on from its checkpoint: what was recorded after it is redone.
-        m_metricsRows = rowsUpTo(m_dir / "metrics.csv", fromStep);
-        m_adjacencyRows = rowsUpTo(m_dir / "adjacency.csv", fromStep);
-        m_probeRows = rowsUpTo(m_dir / "probes.csv", fromStep);
-        for (const auto& entry : fs::directory_iterator(m_dir / "snapshots")) {
+        m_metricsRows = rowsUpTo(m_dir / RunFiles::kMetrics, fromStep);
+        m_adjacencyRows = rowsUpTo(m_dir / RunFiles::kAdjacency, fromStep);
+        m_probeRows = rowsUpTo(m_dir / RunFiles::kProbes, fromStep);
+        for (const auto& entry : fs::directory_iterator(m_dir / RunFiles::kSnapshots)) {
             const std::string name = entry.path().filename().string();
             if (name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep) {
                 fs::remove(entry.path(), ec);
@@ -77,7 +127,7 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
 }
 
 void RunWriter::writeConfig(const nlohmann::json& config) const {
-    writeFileAtomic(m_dir / "config.json", config.dump(2) + "\n");
+    writeFileAtomic(m_dir / RunFiles::kConfig, config.dump(2) + "\n");
 }
 
 void RunWriter::add(const Snapshot& s) {
@@ -99,15 +149,17 @@ void RunWriter::add(const Snapshot& s) {
             start = end + 1;
         }
     }
-    writeFileAtomic(m_dir / "snapshots" / snapshotFileName(s.step), toJson(s).dump() + "\n");
+    writeFileAtomic(m_dir / RunFiles::kSnapshots / snapshotFileName(s.step),
+                    toJson(s).dump() + "\n");
     rewriteTables();
 }
 
 void RunWriter::rewriteTables() const {
-    writeFileAtomic(m_dir / "metrics.csv", joinLines(kMetricsCsvHeader, m_metricsRows));
-    writeFileAtomic(m_dir / "adjacency.csv", joinLines(kAdjacencyCsvHeader, m_adjacencyRows));
+    writeFileAtomic(m_dir / RunFiles::kMetrics, joinLines(kMetricsCsvHeader, m_metricsRows));
+    writeFileAtomic(m_dir / RunFiles::kAdjacency, joinLines(kAdjacencyCsvHeader, m_adjacencyRows));
     if (!m_probeRows.empty()) {
-        writeFileAtomic(m_dir / "probes.csv", joinLines(runProbesCsvHeader().c_str(), m_probeRows));
+        writeFileAtomic(m_dir / RunFiles::kProbes,
+                        joinLines(runProbesCsvHeader().c_str(), m_probeRows));
     }
 }
 
@@ -122,12 +174,12 @@ void RunWriter::writeFinalScores(const Analysis& init, const Analysis& trained) 
                    std::to_string(stage->samples) + "\n";
         }
     }
-    writeFileAtomic(m_dir / "final_scores.csv", out);
+    writeFileAtomic(m_dir / RunFiles::kFinalScores, out);
 }
 
 RunFolder readRunFolder(const fs::path& dir) {
     RunFolder run;
-    const fs::path configPath = dir / "config.json";
+    const fs::path configPath = dir / RunFiles::kConfig;
     if (!fs::exists(configPath)) {
         throw std::runtime_error(dir.string() + " is not a run folder (it has no config.json)");
     }
@@ -137,8 +189,8 @@ RunFolder readRunFolder(const fs::path& dir) {
         throw std::runtime_error(configPath.string() + ": not valid JSON: " + e.what());
     }
     std::vector<fs::path> files;
-    if (fs::exists(dir / "snapshots")) {
-        for (const auto& entry : fs::directory_iterator(dir / "snapshots")) {
+    if (fs::exists(dir / RunFiles::kSnapshots)) {
+        for (const auto& entry : fs::directory_iterator(dir / RunFiles::kSnapshots)) {
             if (entry.path().extension() == ".json") {
                 files.push_back(entry.path());
             }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,36 @@ std::string runProbesCsvHeader();
 inline constexpr const char* kFinalScoresCsvHeader =
     "stage,point,layer,adjacency_mean,adjacency_std,norm_score,variance_score,samples";
 
+// The names of the files in a run folder: spelled here only.
+struct RunFiles {
+    static constexpr const char* kConfig = "config.json";
+    static constexpr const char* kCheckpoint = "checkpoint.pt";
+    static constexpr const char* kBest = "best.pt";
+    static constexpr const char* kWeights = "weights.pt";
+    static constexpr const char* kMetrics = "metrics.csv";
+    static constexpr const char* kAdjacency = "adjacency.csv";
+    static constexpr const char* kProbes = "probes.csv";
+    static constexpr const char* kFinalScores = "final_scores.csv";
+    static constexpr const char* kInitAnalysis = "init_analysis.json";
+    static constexpr const char* kSnapshots = "snapshots";
+};
+
+// Where new runs go: $NOPESCOPE_RUNS when set, else ./runs.
+std::filesystem::path runsRoot();
+// A new run folder under runsRoot(): "<origin>-<task>-<preset>-<yyyymmdd-hhmmss>" (origin "cli" or
+// "window"), made unique with a suffix when that name exists. Not created.
+std::filesystem::path newRunFolder(const std::string& origin, const std::string& task,
+                                   const std::string& preset);
+// Whether `dir` holds a run (its config.json).
+bool holdsRun(const std::filesystem::path& dir);
+// The checkpoint to continue a run from, and the best one, when the folder has them.
+std::optional<std::filesystem::path> resumableCheckpoint(const std::filesystem::path& dir);
+std::optional<std::filesystem::path> bestCheckpoint(const std::filesystem::path& dir);
+// The file a folder stands for when a saved model is opened: best.pt, else checkpoint.pt.
+std::optional<std::filesystem::path> modelFileOfRun(const std::filesystem::path& dir);
+// A folder's config.json as JSON; throws std::runtime_error naming the file.
+nlohmann::json readRunConfig(const std::filesystem::path& dir);
+
 class RunWriter {
 public:
     // Creates the folder. With `continuing` (a resumed run), keeps what the folder recorded up to
@@ -43,9 +74,9 @@ public:
     void writeFinalScores(const Analysis& init, const Analysis& trained) const;
 
     const std::filesystem::path& dir() const { return m_dir; }
-    std::filesystem::path checkpointPath() const { return m_dir / "checkpoint.pt"; }
-    std::filesystem::path bestPath() const { return m_dir / "best.pt"; }
-    std::filesystem::path weightsPath() const { return m_dir / "weights.pt"; }
+    std::filesystem::path checkpointPath() const { return m_dir / RunFiles::kCheckpoint; }
+    std::filesystem::path bestPath() const { return m_dir / RunFiles::kBest; }
+    std::filesystem::path weightsPath() const { return m_dir / RunFiles::kWeights; }
 
 private:
     void rewriteTables() const;

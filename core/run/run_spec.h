@@ -21,7 +21,8 @@ struct RunSpec {
     std::string preset = "quick";  // where the settings started from ("quick", "paper", "custom")
 };
 
-// Problems with any part, each naming its field (CLI flag names).
+// Problems with any part, each naming its setting (settings/settings.h; defined there, as is the
+// JSON).
 FieldErrors validate(const RunSpec& spec);
 
 // {"task", "model", "train", "preset"}

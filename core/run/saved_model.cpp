@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "run/run_folder.h"
 #include "run/torch_pickle.h"
 #include "tasks/vocab.h"
 #include "training/checkpoint.h"
@@ -151,7 +152,7 @@ ModelConfig configOf(const fs::path& file, const Tensors& tensors, const PickleV
 
 // The model config of the run folder a weights.pt sits in (its config.json), if any.
 std::optional<ModelConfig> runConfigBeside(const fs::path& file) {
-    const fs::path configPath = file.parent_path() / "config.json";
+    const fs::path configPath = file.parent_path() / RunFiles::kConfig;
     if (!fs::is_regular_file(configPath)) {
         return std::nullopt;
     }
@@ -256,10 +257,8 @@ fs::path savedModelFile(const fs::path& path) {
     if (!fs::is_directory(path)) {
         return path;
     }
-    for (const char* name : {"best.pt", "checkpoint.pt"}) {
-        if (fs::is_regular_file(path / name)) {
-            return path / name;
-        }
+    if (auto file = modelFileOfRun(path)) {
+        return *file;
     }
     throw fileError(path, "a folder without best.pt or checkpoint.pt (not a run folder)");
 }

@@ -9,7 +9,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kInitAnalysis = "init_analysis.json";
+constexpr const char* kInitAnalysis = RunFiles::kInitAnalysis;
 
 }  // namespace
 

@@ -58,8 +58,8 @@ std::optional<Objective> parseObjective(std::string_view s);
 std::optional<Precision> parsePrecision(std::string_view s);
 std::optional<DeviceKind> parseDevice(std::string_view s);
 
-// Every problem, each naming its field (the CLI flag without "--"); `contextLength` is the
-// model's block size, which bounds the lm window.
+// Every problem, each naming its setting (settings/settings.h, where this and the JSON functions
+// are defined); `contextLength` is the model's block size, which bounds the lm window.
 FieldErrors validate(const TrainConfig& config, int contextLength);
 
 void to_json(nlohmann::json& j, const TrainConfig& config);

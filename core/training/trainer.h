@@ -1,19 +1,17 @@
-// The training loop: builds the task data, the model and the optimizer from configs (or from a
-// checkpoint), trains step by step, evaluates, analyses, and reports value-type snapshots
-// through callbacks. Pause, resume and stop are safe to call from another thread; they act
-// between steps. Only the thread that calls run() touches the model.
+// A run: builds the task data, the model and the optimizer from configs (or from a checkpoint),
+// trains step by step (the loop and its phases are in train_loop.cpp), evaluates, analyses, and
+// reports value-type snapshots through callbacks. Pause, resume, stop and queued work go through
+// the run's RunControl, which other threads share; they act between steps. Only the thread that
+// calls run() touches the model. The best weights so far are kept by a BestWeights.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "model/gpt.h"
@@ -24,8 +22,10 @@
 #include "tasks/dataset.h"
 #include "training/adamw.h"
 #include "training/batches.h"
+#include "training/best_weights.h"
 #include "training/checkpoint.h"
 #include "training/evaluation.h"
+#include "training/run_control.h"
 #include "training/train_config.h"
 
 namespace nope {
@@ -62,26 +62,24 @@ bool decaysWeight(const std::string& parameterName);
 class Trainer {
 public:
     // A fresh run: the model is initialized from train.seed. Throws std::invalid_argument for an
-    // invalid config and std::runtime_error when the device is unavailable.
-    Trainer(TaskKind task, const ModelConfig& model, const TrainConfig& train);
+    // invalid config and std::runtime_error when the device is unavailable. `control` is shared
+    // with whoever drives the run (a new one when none is given).
+    Trainer(TaskKind task, const ModelConfig& model, const TrainConfig& train,
+            std::shared_ptr<RunControl> control = nullptr);
     // Continues the run saved in `checkpoint`; `steps` > 0 replaces the total step count.
-    static std::unique_ptr<Trainer> resume(const std::filesystem::path& checkpoint, int steps = 0);
+    static std::unique_ptr<Trainer> resume(const std::filesystem::path& checkpoint, int steps = 0,
+                                           std::shared_ptr<RunControl> control = nullptr);
     ~Trainer();
 
-    // Trains until the step count, the accuracy threshold, stop(), or a non-finite loss. At step
-    // 0 it first evaluates and snapshots the model at initialization.
+    // Trains until the step count, the accuracy threshold, a stop, or a non-finite loss. At step
+    // 0 it first evaluates and snapshots the model at initialization. A stop asked before or
+    // during the run ends it and is cleared when it returns.
     TrainOutcome run(const TrainerCallbacks& callbacks);
 
-    void requestStop();
+    // Pause, resume, stop and work queued for the training thread (see run_control.h).
+    RunControl& control() { return *m_control; }
     // Threads for the next run() (0 = all cores); changing it changes the exact loss curve.
     void setThreads(int threads) { m_trainConfig.threads = threads; }
-    void setPaused(bool paused);
-    // Thread-safe: queues a task (e.g. probes of the current weights) for the thread in run(),
-    // which runs it between two steps, or at once while paused. runPendingTasks() runs what is
-    // still queued (call it from the training thread after run() returns).
-    void runBetweenSteps(std::function<void()> task);
-    void runPendingTasks();
-    bool paused() const { return m_paused.load(); }
 
     // Analysis of the current weights (fp32, eval mode) on the run's fixed prompts, or on the
     // first `samples` test prompts of the same seeded draw when `samples` > 0.
@@ -102,9 +100,6 @@ public:
     // Loads the best weights of a run (its best.pt) so that analyzeBest() and the Python weights
     // use them after a resume. Throws std::runtime_error naming the file.
     void loadBest(const std::filesystem::path& bestCheckpoint);
-    // Only stores a flag: safe in a signal handler. The run stops after the current step.
-    void requestStopFromSignal() { m_stop.store(true); }
-
     void saveCheckpoint(const std::filesystem::path& path) const;
     // The best weights (current ones before any evaluation) as a torch.load dict.
     void saveBestWeightsForPython(const std::filesystem::path& path);
@@ -127,11 +122,16 @@ private:
         double gradNorm;
         bool finite() const { return std::isfinite(loss) && std::isfinite(gradNorm); }
     };
+    struct Loop;  // the state of one run() (train_loop.cpp)
     StepResult trainStep(int iteration);
+    // The phases of run(); each returns false when a stop interrupted it.
+    bool evaluatePhase(Loop& loop);
+    bool snapshotPhase(Loop& loop, bool final);
+    std::optional<TrainOutcome> stepPhase(Loop& loop);  // an outcome when the step failed
+    TrainOutcome outcome(StopReason reason, std::string message) const;
     Analysis analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel);
-    bool waitWhilePaused();
     Snapshot progress(double trainLoss, double tokensPerSecond, double elapsed, int firstStep);
-    void rememberBest();
+    int64_t tokensPerStep() const;
 
     TaskKind m_task;
     ModelConfig m_modelConfig;
@@ -143,19 +143,11 @@ private:
     std::unique_ptr<AdamW> m_optimizer;
     std::unique_ptr<BatchSource> m_batches;
     std::unique_ptr<Evaluator> m_evaluator;
+    std::shared_ptr<RunControl> m_control;
+    BestWeights m_best;
 
     std::atomic<int> m_step{0};
-    double m_bestAccuracy = -1.0;
-    double m_bestLoss = std::numeric_limits<double>::infinity();  // breaks accuracy ties
-    int m_bestStep = -1;
-    std::vector<torch::Tensor> m_bestWeights;  // copies, when a best evaluation exists
     EvalResult m_lastEval;
-
-    std::atomic<bool> m_stop{false};
-    std::atomic<bool> m_paused{false};
-    std::mutex m_pauseMutex;
-    std::condition_variable m_pauseChanged;
-    std::vector<std::function<void()>> m_tasks;  // guarded by m_pauseMutex
 };
 
 }  // namespace nope

@@ -1,0 +1,71 @@
+#include "run/snapshot_history.h"
+
+#include <algorithm>
+
+namespace nope {
+
+void SnapshotHistory::reset(std::vector<Snapshot> snapshots) {
+    m_snapshots = std::move(snapshots);
+    m_extraProbeStep = -1;
+    m_extraProbes = ProbeReport{};
+}
+
+size_t SnapshotHistory::add(const Snapshot& snapshot) {
+    auto it = std::lower_bound(m_snapshots.begin(), m_snapshots.end(), snapshot.step,
+                               [](const Snapshot& s, int step) { return s.step < step; });
+    if (it != m_snapshots.end() && it->step == snapshot.step) {
+        *it = snapshot;
+    } else {
+        it = m_snapshots.insert(it, snapshot);
+    }
+    return static_cast<size_t>(it - m_snapshots.begin());
+}
+
+void SnapshotHistory::addProbes(const ProbeReport& report, int step) {
+    auto it = std::find_if(m_snapshots.begin(), m_snapshots.end(),
+                           [step](const Snapshot& s) { return s.step == step; });
+    if (it != m_snapshots.end()) {
+        it->probes = report;
+    } else {
+        m_extraProbeStep = step;
+        m_extraProbes = report;
+    }
+}
+
+const Snapshot* SnapshotHistory::best() const {
+    const Snapshot* best = nullptr;
+    for (const Snapshot& s : m_snapshots) {
+        if (s.best) {
+            best = &s;  // bests only improve, so the last one flagged is the best
+        }
+    }
+    return best;
+}
+
+const ProbeReport* SnapshotHistory::initProbes() const {
+    if (!m_snapshots.empty() && m_snapshots.front().step == 0 &&
+        !m_snapshots.front().probes.empty()) {
+        return &m_snapshots.front().probes;
+    }
+    return m_extraProbeStep == 0 ? &m_extraProbes : nullptr;
+}
+
+const ProbeReport* SnapshotHistory::probesAt(size_t index, int* step) const {
+    const ProbeReport* found = nullptr;
+    *step = -1;
+    const bool latest = index + 1 >= m_snapshots.size();
+    const int shownStep = index < m_snapshots.size() ? m_snapshots[index].step : -1;
+    for (size_t i = 0; i < m_snapshots.size() && (latest || i <= index); ++i) {
+        if (!m_snapshots[i].probes.empty()) {
+            found = &m_snapshots[i].probes;
+            *step = m_snapshots[i].step;
+        }
+    }
+    if (m_extraProbeStep > *step && (latest || m_extraProbeStep <= shownStep)) {
+        found = &m_extraProbes;
+        *step = m_extraProbeStep;
+    }
+    return found;
+}
+
+}  // namespace nope

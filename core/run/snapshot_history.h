@@ -1,0 +1,46 @@
+// The snapshots of one run as the window holds them: in step order, one per step, with the probes
+// run on demand beside them; what the slider scrubs through. Plain C++ on value types, so that
+// its rules (a later snapshot of a step replaces the earlier one, which probes belong to which
+// step, the best snapshot) are tested without a window.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "run/snapshot.h"
+
+namespace nope {
+
+class SnapshotHistory {
+public:
+    // Starts over with `snapshots` (sorted by step, as a run folder reads them).
+    void reset(std::vector<Snapshot> snapshots = {});
+    // Adds a snapshot in step order; one of a step already held replaces it (Train's step-0
+    // snapshot replaces Initialize's). Returns its index.
+    size_t add(const Snapshot& snapshot);
+    // Probes run on demand on the weights of `step`: kept with that step's snapshot, or beside
+    // the history when there is none (a paused run between snapshots).
+    void addProbes(const ProbeReport& report, int step);
+
+    bool empty() const { return m_snapshots.empty(); }
+    size_t size() const { return m_snapshots.size(); }
+    const Snapshot& operator[](size_t index) const { return m_snapshots[index]; }
+    const Snapshot& front() const { return m_snapshots.front(); }
+    const Snapshot& back() const { return m_snapshots.back(); }
+    const std::vector<Snapshot>& all() const { return m_snapshots; }
+
+    // The snapshot of the best evaluation so far; nullptr before one.
+    const Snapshot* best() const;
+    // The probes of the model at initialization, when they ran.
+    const ProbeReport* initProbes() const;
+    // The newest probes at or before snapshot `index` (any index past the end: the newest of
+    // all, on-demand ones included), and the step they belong to in `step` (-1 when none).
+    const ProbeReport* probesAt(size_t index, int* step) const;
+
+private:
+    std::vector<Snapshot> m_snapshots;  // by step
+    int m_extraProbeStep = -1;          // on-demand probes of a step without a snapshot
+    ProbeReport m_extraProbes;
+};
+
+}  // namespace nope

@@ -1,0 +1,177 @@
+// Trainer::run, the training loop, in labelled phases: the model at initialization, then per
+// step: (1) between steps: queued work, pause and stop (RunControl); (2) one optimizer step;
+// (3) evaluation and the stop conditions it decides; (4) a snapshot with the analysis and, when
+// due, the probes; (5) the end of the run.
+#include <chrono>
+#include <cmath>
+
+#include "training/lr_schedule.h"
+#include "training/trainer.h"
+#include "util/format.h"
+#include "util/runtime.h"
+
+namespace nope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsBetween(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+// Mean loss and throughput over the steps since the last reset.
+struct Window {
+    double lossSum = 0.0;
+    double seconds = 0.0;
+    int steps = 0;
+    void add(double loss, double s) {
+        lossSum += loss;
+        seconds += s;
+        ++steps;
+    }
+    double meanLoss() const { return steps > 0 ? lossSum / steps : std::nan(""); }
+    double tokensPerSecond(int64_t tokensPerStep) const {
+        return seconds > 0 ? double(tokensPerStep) * steps / seconds : 0.0;
+    }
+};
+
+}  // namespace
+
+struct Trainer::Loop {
+    const TrainerCallbacks& callbacks;
+    Clock::time_point start;
+    int firstStep;
+    int64_t tokensPerStep;
+    Window sinceEval;
+    Window sinceSnapshot;
+    bool best = false;  // the last evaluation set a new best
+    double elapsed() const { return secondsBetween(start, Clock::now()); }
+};
+
+TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
+    applyThreadCount(m_trainConfig.threads);
+    struct ClearStop {  // a stop ends this run only; a stop asked before it starts still counts
+        RunControl& control;
+        ~ClearStop() { control.clearStop(); }
+    } clearStop{*m_control};
+    Loop loop{callbacks, Clock::now(), m_step, tokensPerStep()};
+    auto stopped = [&] {
+        return outcome(StopReason::Stopped, "stopped at step " + std::to_string(m_step.load()));
+    };
+
+    // (0) The model at initialization.
+    if (m_step == 0 && (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false))) {
+        return stopped();
+    }
+    while (m_step < m_trainConfig.steps) {
+        // (1) Between steps.
+        if (!m_control->proceed()) {
+            return stopped();
+        }
+        // (2) One optimizer step.
+        if (auto failed = stepPhase(loop)) {
+            return *failed;
+        }
+        // (3) Evaluation, and the stops it decides.
+        const bool last = m_step == m_trainConfig.steps;
+        bool reached = false;
+        loop.best = false;
+        if (m_step % m_trainConfig.evalEvery == 0 || last) {
+            if (!evaluatePhase(loop)) {
+                return stopped();
+            }
+            reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
+        }
+        const bool outOfTime = m_trainConfig.timeLimitMinutes > 0 &&
+                               loop.elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
+        if (outOfTime && !reached && !last && m_lastEval.step != m_step && !evaluatePhase(loop)) {
+            return stopped();
+        }
+        // (4) A snapshot; a new best always gets one, so that the best checkpoint can be browsed.
+        const bool final = last || reached || outOfTime;
+        if (m_step % m_trainConfig.snapshotEvery == 0 || final || loop.best) {
+            if (!snapshotPhase(loop, final)) {
+                return stopped();
+            }
+        }
+        // (5) The end of the run.
+        if (reached) {
+            return outcome(StopReason::ReachedAccuracy,
+                           "test accuracy " + fixed(m_lastEval.accuracy, 2) + "% passed " +
+                               fixed(m_trainConfig.stopAccuracy, 1) + "% at step " +
+                               std::to_string(m_step.load()));
+        }
+        if (outOfTime && !last) {
+            return outcome(StopReason::TimeLimit,
+                           "time limit of " + fixed(m_trainConfig.timeLimitMinutes, 1) +
+                               " minutes reached at step " + std::to_string(m_step.load()));
+        }
+    }
+    return outcome(StopReason::Completed, "completed " + std::to_string(m_step.load()) + " steps");
+}
+
+std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
+    const auto stepStart = Clock::now();
+    const StepResult step = trainStep(m_step);
+    const double seconds = secondsBetween(stepStart, Clock::now());
+    if (!step.finite()) {
+        const bool lossBad = !std::isfinite(step.loss);
+        const double bad = lossBad ? step.loss : step.gradNorm;
+        return outcome(StopReason::NonFinite,
+                       std::string(lossBad ? "the loss" : "the gradient norm") + " became " +
+                           (std::isnan(bad) ? "NaN" : "infinite") + " at step " +
+                           std::to_string(m_step.load() + 1) +
+                           "; training stopped, earlier checkpoints are kept (try a lower "
+                           "--lr or fp32)");
+    }
+    ++m_step;
+    loop.sinceEval.add(step.loss, seconds);
+    loop.sinceSnapshot.add(step.loss, seconds);
+    return std::nullopt;
+}
+
+// Evaluation checks the stop flag between batches.
+bool Trainer::evaluatePhase(Loop& loop) {
+    EvalResult result = m_evaluator->evaluate(*m_model, m_control->stopFlag());
+    if (result.cancelled) {
+        return false;
+    }
+    result.step = m_step;
+    m_lastEval = result;
+    loop.best = m_best.offer(result.accuracy, result.testLoss, m_step, *m_model);
+    if (loop.callbacks.evaluated) {
+        loop.callbacks.evaluated(
+            progress(loop.sinceEval.meanLoss(), loop.sinceEval.tokensPerSecond(loop.tokensPerStep),
+                     loop.elapsed(), loop.firstStep),
+            loop.best);
+    }
+    loop.sinceEval = Window{};
+    return true;
+}
+
+// The analysis checks the stop flag between batches, the probes between epochs. Probes run every
+// probeEvery snapshots (by step, so that a resumed run keeps the rhythm) and in the final one.
+bool Trainer::snapshotPhase(Loop& loop, bool final) {
+    if (loop.callbacks.snapshot) {
+        Snapshot s = progress(loop.sinceSnapshot.meanLoss(),
+                              loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
+                              loop.elapsed(), loop.firstStep);
+        s.analysis = analyzeOn(m_prompts, m_control->stopFlag());
+        if (s.analysis.cancelled) {
+            return false;
+        }
+        const int every = m_trainConfig.probeEvery;
+        if (every > 0 && (final || m_step % (every * m_trainConfig.snapshotEvery) == 0)) {
+            s.probes = probe(m_trainConfig.probe, m_control->stopFlag());
+            if (s.probes.cancelled) {
+                s.probes = ProbeReport{};  // a stop: the snapshot goes out without probes
+            }
+        }
+        loop.callbacks.snapshot(s);
+    }
+    loop.sinceSnapshot = Window{};
+    return true;
+}
+
+}  // namespace nope
