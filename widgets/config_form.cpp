@@ -1,4 +1,4 @@
-#include "config_form.h"
+#include "widgets/config_form.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plot_style.h"
 #include "settings/settings.h"
-#include "theme_colors.h"
 #include "training/presets.h"
+#include "widgets/plot_style.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 
@@ -88,6 +88,13 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
     outer->addWidget(m_otherErrors);
     outer->addStretch(1);
 
+    connectChoices();
+    applyPreset();
+    revalidate();
+}
+
+// Task and preset refill the form; the probe preset refills the probe rows.
+void ConfigForm::connectChoices() {
     connect(m_task, &QComboBox::currentTextChanged, this, [this] {
         if (m_filling) {
             return;
@@ -110,8 +117,6 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
     });
     connect(m_point, &QComboBox::currentTextChanged, this,
             [this] { Q_EMIT capturePointChanged(capturePoint()); });
-    applyPreset();
-    revalidate();
 }
 
 void ConfigForm::addSection(SettingSection section, QWidget* extra) {

@@ -66,6 +66,7 @@ private:
         QToolButton* more = nullptr;  // the section's "more" button when the row is under it
     };
     void addSection(SettingSection section, QWidget* extra);
+    void connectChoices();
     Row makeRow(const Setting& setting, QWidget* parent);
     QString rowText(const Row& row) const;
     void setRowText(Row& row, const QString& text);

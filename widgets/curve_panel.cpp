@@ -1,13 +1,13 @@
-#include "curve_panel.h"
+#include "widgets/curve_panel.h"
 
 #include <QVBoxLayout>
 
 #include <cmath>
 
-#include "qcp.h"
+#include "widgets/qcp.h"
 
-#include "plot_style.h"
-#include "theme_colors.h"
+#include "widgets/plot_style.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 
@@ -66,7 +66,15 @@ void CurvePanel::changeEvent(QEvent* event) {
 
 void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint point, int marker) {
     const bool dark = isDark(palette());
-    // adjacency: one graph per layer present in the snapshots for this point
+    drawAdjacency(history, point, marker, dark);
+    drawTraining(history, marker, dark);
+    m_adjacency->replot(QCustomPlot::rpQueuedReplot);
+    m_training->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// One graph per layer present in the snapshots for this point, the embedding's dashed.
+void CurvePanel::drawAdjacency(const std::vector<Snapshot>& history, CapturePoint point, int marker,
+                               bool dark) {
     int layers = 0;
     for (const auto& s : history) {
         layers = std::max(layers, s.analysis.layerCount());
@@ -114,8 +122,10 @@ void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint p
                                        "press Initialize for the model at initialization,\n"
                                        "or Train to follow it as the model learns."
                                      : QString());
+}
 
-    // training curves
+// Train loss per snapshot, test loss and accuracy per evaluation.
+void CurvePanel::drawTraining(const std::vector<Snapshot>& history, int marker, bool dark) {
     if (m_training->graphCount() != 3) {
         m_training->clearGraphs();
         m_training->addGraph();
@@ -154,8 +164,6 @@ void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint p
     showPlaceholder(m_training, steps.isEmpty() ? "Loss and test accuracy appear here\n"
                                                   "once training starts (press Train)."
                                                 : QString());
-    m_adjacency->replot(QCustomPlot::rpQueuedReplot);
-    m_training->replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace nope::ui

@@ -31,6 +31,9 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void drawAdjacency(const std::vector<Snapshot>& history, CapturePoint point, int marker,
+                       bool dark);
+    void drawTraining(const std::vector<Snapshot>& history, int marker, bool dark);
     QCustomPlot* m_adjacency;
     QCustomPlot* m_training;
     QCPItemStraightLine* m_adjacencyMarker = nullptr;

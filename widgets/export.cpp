@@ -1,4 +1,4 @@
-#include "export.h"
+#include "widgets/export.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "qcp.h"
+#include "widgets/qcp.h"
 
 namespace nope::ui {
 

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "table_data.h"
+#include "widgets/table_data.h"
 
 class QCustomPlot;
 

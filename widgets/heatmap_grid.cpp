@@ -1,4 +1,4 @@
-#include "heatmap_grid.h"
+#include "widgets/heatmap_grid.h"
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "qcp.h"
+#include "widgets/qcp.h"
 
-#include "plot_style.h"
+#include "widgets/plot_style.h"
 
 namespace nope::ui {
 

@@ -1,7 +1,7 @@
-#include "plot_style.h"
+#include "widgets/plot_style.h"
 
-#include "qcp.h"
-#include "theme_colors.h"
+#include "widgets/qcp.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 

@@ -1,4 +1,4 @@
-#include "probe_panel.h"
+#include "widgets/probe_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "qcp.h"
+#include "widgets/qcp.h"
 
-#include "plot_style.h"
-#include "theme_colors.h"
+#include "widgets/plot_style.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 
@@ -387,6 +387,8 @@ void ProbePanel::refillChoices() {
     refill(m_layer, names, values, /*fallback=*/1);  // the paper's headline: layer 1
 }
 
+// Longer than 60 lines for a reason: one pass over both stages places the bars, the control
+// ticks, the tick labels and the legend, which share the same positions.
 void ProbePanel::redrawBars() {
     const QPalette pal = palette();
     const bool dark = isDark(pal);
@@ -487,6 +489,8 @@ void ProbePanel::redrawBars() {
     m_bars->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// Longer than 60 lines for a reason: the chosen probe's points, its identity line and the
+// axes' ranges are computed from the same predictions in one pass.
 void ProbePanel::redrawScatter() {
     const QPalette pal = palette();
     const bool dark = isDark(pal);

@@ -11,7 +11,7 @@
 
 #include "model/capture_point.h"
 #include "probe/probe_result.h"
-#include "table_data.h"
+#include "widgets/table_data.h"
 
 class QComboBox;
 class QCustomPlot;

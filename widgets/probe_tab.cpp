@@ -1,4 +1,4 @@
-#include "probe_tab.h"
+#include "widgets/probe_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -7,7 +7,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "probe_panel.h"
+#include "widgets/probe_panel.h"
 
 namespace nope::ui {
 

@@ -1,4 +1,4 @@
-#include "run_controls.h"
+#include "widgets/run_controls.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,4 +1,4 @@
-#include "score_table.h"
+#include "widgets/score_table.h"
 
 #include <QHeaderView>
 
@@ -38,6 +38,8 @@ QString probeCell(const ProbeReport& report, CapturePoint point, int layer, QStr
 
 }  // namespace
 
+// Longer than 60 lines for a reason: the header and every row (scores, then probes) are laid
+// out in one pass over the same columns.
 void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point) {
     int layers = 0;
     bool anyProbes = false;

@@ -9,7 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "probe/probe_result.h"
-#include "table_data.h"
+#include "widgets/table_data.h"
 
 namespace nope::ui {
 

@@ -1,4 +1,4 @@
-#include "table_data.h"
+#include "widgets/table_data.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,11 +1,11 @@
-#include "theme.h"
+#include "widgets/theme.h"
 
 #include <QApplication>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
 
-#include "theme_colors.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 

@@ -1,4 +1,4 @@
-#include "theme_colors.h"
+#include "widgets/theme_colors.h"
 
 #include <QFile>
 #include <QJsonArray>

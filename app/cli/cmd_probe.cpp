@@ -101,6 +101,8 @@ Args withPromptLength(Args args) {
 
 }  // namespace
 
+// Longer than 60 lines for a reason: a command reads top to bottom (its flags, one line each,
+// their checks, the work, the output); split, the flags' variables would travel between parts.
 int runProbe(const Args& args) {
     // The preset sets the defaults (and the help shows them); explicit flags override them.
     std::string preset = peekFlag(args, "preset").value_or("full");

@@ -141,6 +141,8 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
     return std::nullopt;
 }
 
+// Longer than 60 lines for a reason: a command reads top to bottom (its flags, one line each,
+// their checks, the work, the output); split, the flags' variables would travel between parts.
 std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     const std::string taskArg = peekFlag(args, "task").value_or("addition");
     const std::string presetArg = peekFlag(args, "preset").value_or("quick");

@@ -1,4 +1,4 @@
-#include "automation.h"
+#include "gui/automation.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -10,71 +10,64 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "config_form.h"
-#include "main_window.h"
-#include "probe_tab.h"
-#include "theme.h"
+#include "cli/flags.h"
+#include "gui/main_window.h"
 #include "training/presets.h"
+#include "widgets/config_form.h"
+#include "widgets/probe_tab.h"
+#include "widgets/theme.h"
 
 namespace nope::gui {
 
 Automation::Automation(MainWindow& window) : m_window(window) {}
 
 bool Automation::configure(const QStringList& arguments) {
+    std::string screenshots;
+    std::string task = m_task.toStdString();
+    std::string theme;
+    cli::FlagSet flags(
+        "nopescope [--screenshots DIR | --measure | --close-after S] [--task T] [--steps N] "
+        "[--theme NAME]",
+        "The NoPEScope window. Without options it opens and initializes the form's model; the\n"
+        "options drive it for scripted runs (the README's screenshots and measurements) with the\n"
+        "quick preset.");
+    flags.addString("screenshots", &screenshots,
+                    "Initialize and save DIR/window-init.png, train, save window-trained.png and "
+                    "window-probes.png, quit",
+                    "DIR");
+    flags.addSwitch("measure", &m_measure,
+                    "train, then print the longest event-loop stall, the redraw rate and the "
+                    "throughput in the window; quit");
+    flags.addDouble("close-after", &m_closeAfter,
+                    "start training, close the window after that many seconds and print the time "
+                    "of the close request (epoch ms)",
+                    0.001, 1e6);
+    flags.addChoice("task", &task, "the task of the scripted run", cli::taskNames());
+    flags.addInt("steps", &m_steps, "steps of the scripted run", 1, 10000000);
+    flags.addInt("snapshot-every", &m_snapshotEvery,
+                 "snapshot interval of the scripted run (0 = steps / 12)", 0, 10000000);
+    flags.addInt("batch", &m_batch, "batch size instead of the quick preset's (0 = the preset's)",
+                 0, 65536);
+    flags.addInt("layers", &m_layers, "depth instead of the quick preset's (0 = the preset's)", 0,
+                 48);
+    flags.addChoice("theme", &theme, "the window's theme (also without the options above)",
+                    {"system", "light", "dark"});
+    std::vector<std::string> args;
     for (int i = 1; i < arguments.size(); ++i) {
-        const QString& a = arguments[i];
-        auto value = [&]() -> QString {
-            return i + 1 < arguments.size() ? arguments[++i] : QString();
-        };
-        if (a == "--screenshots") {
-            m_screenshots = value();
-        } else if (a == "--measure") {
-            m_measure = true;
-        } else if (a == "--steps" || a == "--snapshot-every" || a == "--batch" || a == "--layers") {
-            bool ok = false;
-            const int n = value().toInt(&ok);
-            if (!ok || n < 1) {
-                std::fprintf(stderr, "nopescope: %s: needs a positive integer\n", qPrintable(a));
-                return false;
-            }
-            (a == "--steps"            ? m_steps
-             : a == "--snapshot-every" ? m_snapshotEvery
-             : a == "--batch"          ? m_batch
-                                       : m_layers) = n;
-        } else if (a == "--theme") {
-            m_theme = value();
-            if (m_theme != "system" && m_theme != "light" && m_theme != "dark") {
-                std::fprintf(stderr,
-                             "nopescope: --theme: '%s' is not allowed (allowed: system, "
-                             "light, dark)\n",
-                             qPrintable(m_theme));
-                return false;
-            }
-        } else if (a == "--close-after") {
-            bool ok = false;
-            m_closeAfter = value().toDouble(&ok);
-            if (!ok || m_closeAfter <= 0) {
-                std::fprintf(stderr,
-                             "nopescope: --close-after: needs a positive number of seconds\n");
-                return false;
-            }
-        } else if (a == "--task") {
-            m_task = value();
-            if (!parseTask(m_task.toStdString())) {
-                std::fprintf(stderr, "nopescope: --task: '%s' is not allowed (allowed: %s)\n",
-                             qPrintable(m_task), taskNamesJoined().c_str());
-                return false;
-            }
-        } else {
-            std::fprintf(
-                stderr,
-                "nopescope: unknown option %s (allowed: --screenshots DIR, --measure, "
-                "--steps N, --task T, --snapshot-every N, --batch N, --layers N, --theme NAME, "
-                "--close-after S)\n",
-                qPrintable(a));
-            return false;
-        }
+        args.push_back(arguments[i].toStdString());
     }
+    if (const auto error = flags.parse(args)) {
+        std::fprintf(stderr, "nopescope: %s\n", error->c_str());
+        return false;
+    }
+    if (flags.helpRequested()) {
+        std::printf("%s", flags.help().c_str());
+        m_helpShown = true;
+        return false;
+    }
+    m_screenshots = QString::fromStdString(screenshots);
+    m_task = QString::fromStdString(task);
+    m_theme = QString::fromStdString(theme);
     return true;
 }
 
@@ -124,21 +117,24 @@ void Automation::start() {
         QDir().mkpath(m_screenshots);
         QTimer::singleShot(500, &m_window, &MainWindow::initializeModel);
     } else {
-        QTimer::singleShot(500, this, [this] {
-            m_clock.start();
-            m_lastTick = 0;
-            m_probe.setInterval(5);
-            connect(&m_probe, &QTimer::timeout, this, [this] {
-                const qint64 now = m_clock.elapsed();
-                m_longestStall = std::max(m_longestStall, now - m_lastTick);
-                m_lastTick = now;
-            });
-            m_probe.start();
-            m_trainStart = m_clock.elapsed();
-            m_redrawsAtStart = m_window.redrawCount();
-            m_window.startTraining();
-        });
+        QTimer::singleShot(500, this, &Automation::startMeasuring);
     }
+}
+
+// --measure: trains while a 5 ms timer records the longest stall of the event loop.
+void Automation::startMeasuring() {
+    m_clock.start();
+    m_lastTick = 0;
+    m_probe.setInterval(5);
+    connect(&m_probe, &QTimer::timeout, this, [this] {
+        const qint64 now = m_clock.elapsed();
+        m_longestStall = std::max(m_longestStall, now - m_lastTick);
+        m_lastTick = now;
+    });
+    m_probe.start();
+    m_trainStart = m_clock.elapsed();
+    m_redrawsAtStart = m_window.redrawCount();
+    m_window.startTraining();
 }
 
 void Automation::screenshot(const QString& name) {

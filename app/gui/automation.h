@@ -25,8 +25,10 @@ class Automation : public QObject {
 
 public:
     explicit Automation(MainWindow& window);
-    // Reads the options; false (after printing why) on bad ones.
+    // Reads the options (with the CLI's flag parser); false after printing why on bad ones, or
+    // after printing the help for --help (then helpShown()).
     bool configure(const QStringList& arguments);
+    bool helpShown() const { return m_helpShown; }
     void start();
     // Whether the options drive the window (screenshots, measurements, a timed close); without
     // them the window starts as a user's does.
@@ -35,6 +37,7 @@ public:
     }
 
 private:
+    void startMeasuring();
     void screenshot(const QString& name);
     void onSnapshot();
     void onReady();
@@ -51,6 +54,7 @@ private:
     QString m_theme;
     double m_closeAfter = 0.0;
     bool m_initShot = false;
+    bool m_helpShown = false;
     QTimer m_probe;
     QElapsedTimer m_clock;
     qint64 m_lastTick = 0;

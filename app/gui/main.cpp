@@ -8,11 +8,11 @@
 #include <QSvgRenderer>
 #include <QTimer>
 
-#include "automation.h"
-#include "main_window.h"
-#include "meta_types.h"
-#include "theme_colors.h"
+#include "gui/automation.h"
+#include "gui/main_window.h"
+#include "gui/meta_types.h"
 #include "util/runtime.h"
+#include "widgets/theme_colors.h"
 
 namespace {
 
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     nope::gui::MainWindow window;
     nope::gui::Automation automation(window);
     if (!automation.configure(QApplication::arguments())) {
-        return 2;
+        return automation.helpShown() ? 0 : 2;
     }
     window.show();
     automation.start();

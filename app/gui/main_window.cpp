@@ -1,17 +1,13 @@
-#include "main_window.h"
+#include "gui/main_window.h"
 
 #include <algorithm>
 
-#include <QActionGroup>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QScrollArea>
@@ -25,21 +21,20 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "config_form.h"
-#include "curve_panel.h"
-#include "export.h"
-#include "heatmap_grid.h"
-#include "plot_style.h"
-#include "probe_panel.h"
-#include "probe_tab.h"
-#include "qcp.h"
+#include "gui/export_menu.h"
 #include "run/run_folder.h"
-#include "run_controls.h"
-#include "score_table.h"
 #include "tasks/vocab.h"
-#include "theme.h"
-#include "theme_colors.h"
-#include "util/files.h"
+#include "widgets/config_form.h"
+#include "widgets/curve_panel.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/plot_style.h"
+#include "widgets/probe_panel.h"
+#include "widgets/probe_tab.h"
+#include "widgets/qcp.h"
+#include "widgets/run_controls.h"
+#include "widgets/score_table.h"
+#include "widgets/theme.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::gui {
 
@@ -80,11 +75,6 @@ ui::RunControls::State controlState(TrainingController::State s) {
 }
 
 // The snapshot of the best checkpoint: the trainer snapshots every new best and flags it.
-constexpr const char* kFirstRunHint =
-    "This is the model at initialization: each heatmap is one layer's self-cosine similarity. "
-    "Press Train to watch it change as the model learns, or pick another task or preset on the "
-    "left.";
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -106,65 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1500, 900);
     ui::rememberSystemTheme();
 
-    auto* formScroll = new QScrollArea;
-    formScroll->setWidget(m_form);
-    formScroll->setWidgetResizable(true);
-    formScroll->setMinimumWidth(300);
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(formScroll, 1);
-    leftLayout->addWidget(m_controls);
-
-    m_banner->setWordWrap(true);
-    styleBanner();
-    m_banner->hide();
-    m_view->setToolTip("the mean matrix over the analysed prompts, or one prompt's own matrix");
-    auto* viewRow = new QHBoxLayout;
-    viewRow->addWidget(new QLabel("show"));
-    viewRow->addWidget(m_view, 1);
-    viewRow->addWidget(m_fixedRange);
-    auto* maps = new QWidget;
-    auto* mapsLayout = new QVBoxLayout(maps);
-    mapsLayout->setContentsMargins(0, 0, 0, 0);
-    mapsLayout->addLayout(viewRow);
-    mapsLayout->addWidget(m_heatmaps, 1);
-    m_views->addTab(maps, "Heatmaps");
-    m_views->addTab(m_probes, "Probes");
-    auto* views = new QWidget;  // the problem banner above whichever view is shown
-    auto* viewsLayout = new QVBoxLayout(views);
-    viewsLayout->setContentsMargins(0, 0, 0, 0);
-    viewsLayout->addWidget(m_banner);
-    viewsLayout->addWidget(m_views, 1);
-    auto* center = new QSplitter(Qt::Vertical);
-    center->addWidget(views);
-    center->addWidget(m_scores);
-    center->setStretchFactor(0, 5);
-    center->setStretchFactor(1, 1);
-
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(left);
-    split->addWidget(center);
-    split->addWidget(m_curves);
-    split->setStretchFactor(0, 0);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
-    split->setSizes({330, 760, 480});
-    m_curves->setMinimumWidth(360);
-
-    m_slider->setRange(0, 0);
-    m_slider->setToolTip("scrub through the snapshots; at the right end it follows new ones");
-    auto* bottom = new QHBoxLayout;
-    bottom->addWidget(new QLabel("snapshot"));
-    bottom->addWidget(m_slider, 1);
-    bottom->addWidget(m_sliderText);
-
-    auto* root = new QWidget;
-    auto* rootLayout = new QVBoxLayout(root);
-    rootLayout->addWidget(split, 1);
-    rootLayout->addLayout(bottom);
-    setCentralWidget(root);
-
+    buildLayout();
     m_redrawTimer.setSingleShot(true);  // at most 10 redraws a second, whatever the snapshot rate
     buildMenus();
     connectParts();
@@ -172,198 +104,6 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
-
-void MainWindow::connectParts() {
-    connect(&m_redrawTimer, &QTimer::timeout, this, &MainWindow::redraw);
-    connect(m_form, &ui::ConfigForm::validityChanged, this, &MainWindow::updateControls);
-    connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
-    connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
-    connect(m_fixedRange, &QCheckBox::toggled, m_heatmaps, &ui::HeatmapGrid::setFixedRange);
-    connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
-        m_followLatest = value == m_slider->maximum();
-        updateViewChoices();
-        scheduleRedraw();
-    });
-    connect(m_heatmaps, &ui::HeatmapGrid::enlargeRequested, this, [this](int index) {
-        const auto& maps = m_heatmaps->heatmaps();
-        if (index < 0 || index >= static_cast<int>(maps.size())) {
-            return;
-        }
-        auto* big = new ui::HeatmapGrid(this);  // closes with the main window
-        big->setWindowFlag(Qt::Window);
-        big->setAttribute(Qt::WA_DeleteOnClose);
-        big->setWindowTitle("NoPEScope: " + maps[static_cast<size_t>(index)].title);
-        big->setHeatmaps({maps[static_cast<size_t>(index)]});
-        big->setFixedRange(m_fixedRange->isChecked());
-        big->resize(720, 680);
-        big->show();
-    });
-
-    connect(m_controls, &ui::RunControls::initializeClicked, this, &MainWindow::initializeModel);
-    connect(m_controls, &ui::RunControls::trainClicked, this, &MainWindow::startTraining);
-    connect(m_controls, &ui::RunControls::pauseClicked, this, [this] {
-        m_controller->state() == TrainingController::State::Paused ? m_controller->resume()
-                                                                   : m_controller->pause();
-    });
-    connect(m_controls, &ui::RunControls::stopClicked, m_controller, &TrainingController::stop);
-    connect(m_controls, &ui::RunControls::resetClicked, this, [this] {
-        m_controller->reset();
-        m_runFolder.clear();
-        m_banner->hide();
-        m_controls->clearProgress();
-        resetHistory({});
-    });
-    connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
-    connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
-    connect(m_controller, &TrainingController::probeProgress, m_probes,
-            &ui::ProbeTab::showProgress);
-
-    connect(m_controller, &TrainingController::snapshot, this, &MainWindow::addSnapshot);
-    connect(m_controller, &TrainingController::progress, m_controls,
-            &ui::RunControls::showProgress);
-    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateControls);
-    connect(m_controller, &TrainingController::status, this,
-            [this](const QString& m) { statusBar()->showMessage(m); });
-    connect(m_controller, &TrainingController::failed, this, &MainWindow::showProblem);
-    connect(m_controller, &TrainingController::ready, this,
-            [this](const RunSpec& spec, const QString& message, ModelOrigin origin) {
-                if (origin != ModelOrigin::Initialized) {
-                    m_form->setSpec(spec);  // a saved model brings its own settings
-                }
-                statusBar()->showMessage(m_firstRun ? kFirstRunHint : message);
-                m_firstRun = false;
-                updateControls();
-            });
-    connect(m_controller, &TrainingController::finished, this, [this](const QString& m, bool ok) {
-        statusBar()->showMessage(m);
-        if (!ok) {
-            showProblem(m);
-        }
-        updateControls();
-    });
-}
-
-void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu("&File");
-    file->addAction("Open &model...", this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes",
-                                         QString::fromStdString(runsRoot().string()),
-                                         "Models (*.pt *.pth *.bin);;All files (*)");
-        if (!path.isEmpty()) {
-            openModel(path);
-        }
-    });
-    file->addAction("&Open run folder...", this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, "Open a run folder", QString::fromStdString(runsRoot().string()));
-        if (!dir.isEmpty()) {
-            openRunFolder(dir);
-        }
-    });
-    file->addSeparator();
-    file->addAction("&Load session...", this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, "Load session", {}, "Session (*.json)");
-        if (path.isEmpty()) {
-            return;
-        }
-        try {
-            const QString error =
-                m_form->loadSessionJson(QByteArray::fromStdString(readFile(path.toStdString())));
-            report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
-                   "loaded " + path);
-        } catch (const std::exception& e) {
-            showProblem(e.what());
-        }
-    });
-    file->addAction("&Save session...", this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, "Save session", "session.json", "Session (*.json)");
-        if (!path.isEmpty()) {
-            report(ui::saveText(path, m_form->sessionJson()), "wrote " + path);
-        }
-    });
-    file->addSeparator();
-    file->addAction("Load &checkpoint...", this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, "Load checkpoint", QString::fromStdString(runsRoot().string()),
-            "Checkpoint (*.pt)");
-        if (!path.isEmpty()) {
-            m_runFolder.clear();
-            resetHistory({});
-            m_controller->loadCheckpoint(path);
-        }
-    });
-    file->addAction("Save c&heckpoint...", this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, "Save checkpoint", "checkpoint.pt",
-                                                          "Checkpoint (*.pt)");
-        if (!path.isEmpty()) {
-            m_controller->saveCheckpoint(path);
-        }
-    });
-    file->addSeparator();
-    QMenu* exportMenu = file->addMenu("&Export");
-    exportMenu->addAction("&Heatmaps...", this,
-                          [this] { exportPlotInteractive(m_heatmaps->plot(), "heatmaps"); });
-    exportMenu->addAction("&Adjacency curves...", this, [this] {
-        exportPlotInteractive(m_curves->adjacencyPlot(), "adjacency_curves");
-    });
-    exportMenu->addAction("&Training curves...", this, [this] {
-        exportPlotInteractive(m_curves->trainingPlot(), "training_curves");
-    });
-    exportMenu->addAction("&Probe bars...", this, [this] {
-        exportPlotInteractive(m_probes->panel()->barsPlot(), "probe_bars");
-    });
-    exportMenu->addAction("Probe s&catter...", this, [this] {
-        exportPlotInteractive(m_probes->panel()->scatterPlot(), "probe_scatter");
-    });
-    exportMenu->addAction("&Score table...", this, &MainWindow::exportTableInteractive);
-    exportMenu->addAction("P&robe table...", this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, "Export probe table", "probes.csv",
-                                         "CSV (*.csv);;JSON (*.json);;Markdown (*.md)");
-        if (!path.isEmpty()) {
-            report(ui::saveTable(path, m_probes->panel()->table()), "wrote " + path);
-        }
-    });
-    exportMenu->addAction("&Config...", this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, "Export config", "config.json", "JSON (*.json)");
-        if (!path.isEmpty()) {
-            report(ui::saveText(path,
-                                QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n")),
-                   "wrote " + path);
-        }
-    });
-    file->addAction("Export &all...", this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, "Export everything into a folder");
-        bool ok = false;
-        const double scale =
-            dir.isEmpty() ? 0.0
-                          : QInputDialog::getDouble(this, "PNG scale", "scale of the PNG figures",
-                                                    2.0, 0.5, 8.0, 1, &ok);
-        if (ok) {
-            const QStringList problems = exportAll(dir, scale);
-            report(problems.join("\n"), "exported everything to " + dir);
-        }
-    });
-    file->addSeparator();
-    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
-
-    QMenu* theme = menuBar()->addMenu("&View")->addMenu("&Theme");
-    auto* group = new QActionGroup(this);
-    for (const QString& name : {QString("system"), QString("light"), QString("dark")}) {
-        QAction* action = theme->addAction(name, this, [this, name] {
-            ui::applyTheme(name);
-            scheduleRedraw();
-        });
-        action->setCheckable(true);
-        action->setChecked(name == "system");
-        group->addAction(action);
-    }
-}
 
 void MainWindow::report(const QString& error, const QString& done) {
     error.isEmpty() ? statusBar()->showMessage(done) : showProblem(error);
@@ -572,33 +312,7 @@ void MainWindow::styleBanner() {
                                      ui::themeColor(ui::ThemeColor::BannerText, dark).name()));
 }
 
-void MainWindow::exportPlotInteractive(QWidget* plotWidget, const QString& name) {
-    auto* plot = qobject_cast<QCustomPlot*>(plotWidget);
-    const QString path = QFileDialog::getSaveFileName(this, "Export figure", name + ".png",
-                                                      "PNG (*.png);;PDF (*.pdf);;SVG (*.svg)");
-    if (path.isEmpty() || !plot) {
-        return;
-    }
-    double scale = 1.0;
-    if (QFileInfo(path).suffix().toLower() == "png") {
-        bool ok = false;
-        scale = QInputDialog::getDouble(this, "PNG scale", "scale", 2.0, 0.5, 8.0, 1, &ok);
-        if (!ok) {
-            return;
-        }
-    }
-    report(ui::savePlot(plot, path, scale), "wrote " + path);
-}
-
-void MainWindow::exportTableInteractive() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, "Export score table", "scores.csv", "CSV (*.csv);;JSON (*.json);;Markdown (*.md)");
-    if (!path.isEmpty()) {
-        report(ui::saveTable(path, m_scores->tableData()), "wrote " + path);
-    }
-}
-
-QStringList MainWindow::exportAll(const QString& dir, double scale) {
+ui::ExportSet MainWindow::exportSet() {
     redraw();  // export what the current step shows
     ui::ExportSet set;
     set.heatmaps = m_heatmaps->plot();
@@ -609,7 +323,11 @@ QStringList MainWindow::exportAll(const QString& dir, double scale) {
     set.scores = m_scores->tableData();
     set.probes = m_probes->panel()->table();
     set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
-    return ui::exportAll(set, dir, scale);
+    return set;
+}
+
+QStringList MainWindow::exportAll(const QString& dir, double scale) {
+    return m_exportMenu->exportAll(dir, scale);
 }
 
 void MainWindow::openRunFolder(const QString& dir) {

@@ -9,11 +9,13 @@
 
 #include <vector>
 
+#include "gui/training_controller.h"
 #include "run/snapshot.h"
 #include "run/snapshot_history.h"
-#include "training_controller.h"
+#include "widgets/export.h"
 
 class QCheckBox;
+class QMenu;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -30,6 +32,8 @@ class ScoreTable;
 }  // namespace nope::ui
 
 namespace nope::gui {
+
+class ExportMenu;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -79,7 +83,17 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void buildMenus();
+    void buildLayout();  // window_layout.cpp
+    QWidget* leftColumn();
+    QWidget* centerColumn();
+    void connectViews();
+    void connectControls();
+    void connectController();
+    void buildMenus();  // window_menus.cpp
+    void addOpenActions(QMenu* file);
+    void addSessionActions(QMenu* file);
+    void addCheckpointActions(QMenu* file);
+    ui::ExportSet exportSet();
     // Before a new model: false (with the problems shown) when the form is invalid, else clears
     // the banner, the run folder and the history.
     bool startFresh();
@@ -92,8 +106,6 @@ private:
     void updateViewChoices();
     void showProblem(const QString& message);
     void styleBanner();
-    void exportPlotInteractive(QWidget* plot, const QString& name);
-    void exportTableInteractive();
     void report(const QString& error, const QString& done);
     const Snapshot* current() const;
     void addProbes(const ProbeReport& report, int step);
@@ -107,6 +119,7 @@ private:
     QTabWidget* m_views;
     ui::RunControls* m_controls;
     TrainingController* m_controller;
+    ExportMenu* m_exportMenu = nullptr;
     QLabel* m_banner;
     QSlider* m_slider;
     QLabel* m_sliderText;

@@ -1,4 +1,4 @@
-#include "meta_types.h"
+#include "gui/meta_types.h"
 
 namespace nope::gui {
 

@@ -1,8 +1,8 @@
-#include "training_controller.h"
+#include "gui/training_controller.h"
 
 #include <nlohmann/json.hpp>
 
-#include "training_worker.h"
+#include "gui/training_worker.h"
 
 namespace nope::gui {
 
@@ -169,6 +169,13 @@ void TrainingController::reset() {
 }
 
 void TrainingController::saveCheckpoint(const QString& path) {
+    if (m_state == State::Training || m_state == State::Paused) {
+        // the worker thread is in the run: save between two steps (at once while paused)
+        if (m_worker->saveDuringRun(path)) {
+            Q_EMIT status(QString("saving %1 after the current step...").arg(path));
+        }
+        return;
+    }
     QMetaObject::invokeMethod(m_worker, "saveCheckpoint", Qt::QueuedConnection,
                               Q_ARG(QString, path));
 }

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "meta_types.h"
+#include "gui/meta_types.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 

@@ -1,4 +1,4 @@
-#include "training_worker.h"
+#include "gui/training_worker.h"
 
 #include <exception>
 #include <filesystem>
@@ -175,6 +175,15 @@ bool TrainingWorker::probeDuringRun(const ProbeConfig& config) {
     m_probeCancel = false;
     m_control->post(
         [this, trainer, config, generation] { probeNow(*trainer, config, generation); });
+    return true;
+}
+
+bool TrainingWorker::saveDuringRun(const QString& path) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_trainer) {
+        return false;
+    }
+    m_control->post([this, path] { saveCheckpoint(path); });  // on the training thread
     return true;
 }
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <mutex>
 
-#include "meta_types.h"
+#include "gui/meta_types.h"
 #include "probe/probe_config.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
@@ -37,6 +37,9 @@ public:
     // Thread-safe, during a run: probes of the current weights between two training steps (or at
     // once while paused). False when there is no model.
     bool probeDuringRun(const ProbeConfig& config);
+    // Thread-safe, during a run: saves a checkpoint of the current weights between two steps
+    // (or at once while paused). False when there is no model.
+    bool saveDuringRun(const QString& path);
     void clearStop() {
         m_control->clearStop();
         m_probeCancel = false;

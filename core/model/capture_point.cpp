@@ -1,5 +1,7 @@
 #include "model/capture_point.h"
 
+#include "util/enum_names.h"
+
 namespace nope {
 
 const std::vector<CapturePoint>& allCapturePoints() {
@@ -8,35 +10,25 @@ const std::vector<CapturePoint>& allCapturePoints() {
     return kPoints;
 }
 
+namespace {
+
+constexpr EnumName<CapturePoint> kPointNames[] = {{CapturePoint::Embedding, "embedding"},
+                                                  {CapturePoint::AttnIn, "attn_in"},
+                                                  {CapturePoint::Attn, "attn"},
+                                                  {CapturePoint::Resid, "resid"}};
+
+}  // namespace
+
 std::string toString(CapturePoint point) {
-    switch (point) {
-        case CapturePoint::Embedding:
-            return "embedding";
-        case CapturePoint::AttnIn:
-            return "attn_in";
-        case CapturePoint::Attn:
-            return "attn";
-        case CapturePoint::Resid:
-            return "resid";
-    }
-    return "?";
+    return nameOf(kPointNames, point);
 }
 
 std::optional<CapturePoint> parseCapturePoint(std::string_view s) {
-    for (CapturePoint p : allCapturePoints()) {
-        if (toString(p) == s) {
-            return p;
-        }
-    }
-    return std::nullopt;
+    return parseName(kPointNames, s);
 }
 
 std::string capturePointNamesJoined() {
-    std::string out;
-    for (CapturePoint p : allCapturePoints()) {
-        out += (out.empty() ? "" : ", ") + toString(p);
-    }
-    return out;
+    return namesJoined(kPointNames);
 }
 
 std::vector<CapturePoint> CaptureSet::points() const {

@@ -6,8 +6,8 @@
 //     per (batch, head) with a tensor slice each, here oneDNN's sgemm over a parallel loop.
 // Anything else (other dtypes, other devices) falls back to the LibTorch operation, and so does
 // everything, nope::linear's oneDNN path (model/linear.h) included, while fast kernels are turned
-// off on the calling thread: the plain LibTorch twin that tests/test_model_fixture.cpp checks the
-// whole model against, alongside the fast one.
+// off on the calling thread: the plain LibTorch twin that tests/model/model_fixture_test.cpp checks
+// the whole model against, alongside the fast one.
 #pragma once
 
 #include <torch/torch.h>

@@ -296,7 +296,8 @@ bool Interpreter::container(uint8_t op) {
     }
 }
 
-// Everything else: framing, marks, memo, globals, calls and storages.
+// Everything else: framing, marks, memo, globals, calls and storages. Longer than 60 lines for a
+// reason: one case per opcode, each a few lines, read as the protocol's table.
 Ptr Interpreter::run() {
     for (;;) {
         const uint8_t op = byte();

@@ -388,6 +388,7 @@ const std::vector<ProbeActivation> kActivations = {ProbeActivation::Selu, ProbeA
 
 // The table. Each row: canonical name, section, JSON path, help, and the type's columns. The
 // model's JSON keys are nanoGPT's (n_layer, n_embd, ...) so that config.json reads in PyTorch.
+// Longer than 60 lines for a reason: it is the table, one row per setting, in the form's order.
 std::vector<Setting> makeTable() {
     const int maxSet = kMaxExamples / 2;
     return {

@@ -56,9 +56,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         ~ClearStop() { control.clearStop(); }
     } clearStop{*m_control};
     Loop loop{callbacks, Clock::now(), m_step, tokensPerStep()};
-    auto stopped = [&] {
-        return outcome(StopReason::Stopped, "stopped at step " + std::to_string(m_step.load()));
-    };
+    auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
     // (0) The model at initialization.
     if (m_step == 0 && (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false))) {

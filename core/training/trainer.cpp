@@ -8,6 +8,7 @@
 #include "run/run_spec.h"
 #include "training/lr_schedule.h"
 #include "util/autocast_scope.h"
+#include "util/enum_names.h"
 #include "util/format.h"
 #include "util/rng.h"
 #include "util/runtime.h"
@@ -46,19 +47,13 @@ std::vector<OptimizerParam> optimizerParams(GptImpl& model) {
 }  // namespace
 
 std::string toString(StopReason reason) {
-    switch (reason) {
-        case StopReason::Completed:
-            return "completed";
-        case StopReason::ReachedAccuracy:
-            return "reached accuracy";
-        case StopReason::Stopped:
-            return "stopped";
-        case StopReason::TimeLimit:
-            return "time limit";
-        case StopReason::NonFinite:
-            return "non-finite loss";
-    }
-    return "?";
+    static constexpr EnumName<StopReason> kReasons[] = {
+        {StopReason::Completed, "completed"},
+        {StopReason::ReachedAccuracy, "reached accuracy"},
+        {StopReason::Stopped, "stopped"},
+        {StopReason::TimeLimit, "time limit"},
+        {StopReason::NonFinite, "non-finite loss"}};
+    return nameOf(kReasons, reason);
 }
 
 bool decaysWeight(const std::string& name) {
@@ -274,6 +269,9 @@ int64_t Trainer::tokensPerStep() const {
 }
 
 TrainOutcome Trainer::outcome(StopReason reason, std::string message) const {
+    if (reason == StopReason::Stopped) {
+        message += " at step " + std::to_string(m_step.load());
+    }
     return TrainOutcome{reason, std::move(message), m_step.load(), m_best.record().accuracy,
                         m_best.record().step};
 }

@@ -1,5 +1,5 @@
 """Writes tests/data/model_fixture.pt: what PyTorch computes for a tiny NoPE GPT, for
-tests/test_model_fixture.cpp to check the C++ model against (its fast kernels and its plain
+tests/model/model_fixture_test.cpp to check the C++ model against (its fast kernels and its plain
 LibTorch path), in fp32 and under bf16 CPU autocast.
 
 The model is built from the blocks of the benchmark's PyTorch reference

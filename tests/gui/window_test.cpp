@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -23,22 +24,24 @@
 
 #include <cmath>
 
-#include "config_form.h"
-#include "curve_panel.h"
-#include "heatmap_grid.h"
-#include "main_window.h"
-#include "meta_types.h"
-#include "probe_panel.h"
-#include "probe_tab.h"
-#include "qcp.h"
-#include "run_controls.h"
-#include "score_table.h"
+#include "gui/automation.h"
+#include "gui/main_window.h"
+#include "gui/meta_types.h"
 #include "settings/settings.h"
 #include "training/trainer.h"
+#include "widgets/config_form.h"
+#include "widgets/curve_panel.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/probe_panel.h"
+#include "widgets/probe_tab.h"
+#include "widgets/qcp.h"
+#include "widgets/run_controls.h"
+#include "widgets/score_table.h"
 
 namespace nope {
 namespace {
 
+using gui::Automation;
 using gui::MainWindow;
 using gui::TrainingController;
 
@@ -75,6 +78,14 @@ bool waitFor(F done, int milliseconds = 60000) {
         QTest::qWait(20);
     }
     return done();
+}
+
+// A run far longer than any test waits for, with no evaluation or snapshot after step 0.
+RunSpec endlessSpec() {
+    RunSpec spec = tinySpec();
+    spec.train.steps = spec.train.decaySteps = 100000;
+    spec.train.evalEvery = spec.train.snapshotEvery = 100000;
+    return spec;
 }
 
 // Until the window has drawn what it was last given (its redraws are coalesced by a timer).
@@ -432,14 +443,58 @@ TEST(Window, StopRightAfterTrainIsNotLost) {
     QDir(window.runFolder()).removeRecursively();
 }
 
+TEST(Window, StartsWithTheModelInitializedAndAHint) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    QSignalSpy ready(window.controller(), &TrainingController::ready);
+    window.startUp();
+    ASSERT_TRUE(waitFor([&] { return ready.count() == 1; }));
+    settle(window);
+    EXPECT_EQ(window.history().size(), 1u);
+    EXPECT_EQ(window.heatmaps()->heatmaps().size(), 3u);
+    EXPECT_TRUE(window.statusBar()->currentMessage().contains("Press Train"))
+        << window.statusBar()->currentMessage().toStdString();
+}
+
+TEST(Window, SavingACheckpointDuringARunActsAtTheNextStep) {
+    MainWindow window;
+    window.form()->setSpec(endlessSpec());
+    window.startTraining();
+    ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));
+    ASSERT_EQ(window.controller()->state(), TrainingController::State::Training);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("during.pt");
+    window.controller()->saveCheckpoint(path);
+    ASSERT_TRUE(waitFor([&] { return QFile::exists(path); }));
+    EXPECT_EQ(window.controller()->state(), TrainingController::State::Training);  // still on
+    window.controller()->stop();
+    ASSERT_TRUE(waitFor(
+        [&] { return window.controller()->state() != TrainingController::State::Training; }));
+    EXPECT_NO_THROW(Trainer::resume(path.toStdString()));
+    QDir(window.runFolder()).removeRecursively();
+}
+
+TEST(Window, AutomationOptionsUseTheFlagParser) {
+    MainWindow window;
+    Automation bad(window);
+    EXPECT_FALSE(bad.configure({"nopescope", "--steps", "x"}));
+    EXPECT_FALSE(bad.configure({"nopescope", "--theme", "pink"}));
+    EXPECT_FALSE(bad.helpShown());
+    Automation help(window);
+    EXPECT_FALSE(help.configure({"nopescope", "--help"}));
+    EXPECT_TRUE(help.helpShown());
+    Automation plain(window);
+    ASSERT_TRUE(plain.configure({"nopescope", "--theme=dark"}));
+    EXPECT_FALSE(plain.drivesTheWindow());
+    Automation scripted(window);
+    ASSERT_TRUE(
+        scripted.configure({"nopescope", "--measure", "--task", "reversal", "--steps", "30"}));
+    EXPECT_TRUE(scripted.drivesTheWindow());
+}
+
 TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
     MainWindow window;
-    RunSpec spec = tinySpec();
-    spec.train.steps = 100000;
-    spec.train.decaySteps = 100000;
-    spec.train.evalEvery = 100000;
-    spec.train.snapshotEvery = 100000;
-    window.form()->setSpec(spec);
+    window.form()->setSpec(endlessSpec());
     window.show();
     window.startTraining();
     ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));  // the run is under way

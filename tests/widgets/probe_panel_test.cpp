@@ -15,12 +15,12 @@
 #include <random>
 #include <set>
 
-#include "curve_panel.h"
-#include "heatmap_grid.h"
-#include "plot_style.h"
-#include "probe_panel.h"
-#include "qcp.h"
-#include "theme.h"
+#include "widgets/curve_panel.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/plot_style.h"
+#include "widgets/probe_panel.h"
+#include "widgets/qcp.h"
+#include "widgets/theme.h"
 
 namespace nope {
 namespace {
@@ -450,13 +450,3 @@ TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
 
 }  // namespace
 }  // namespace nope
-
-int main(int argc, char** argv) {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    }
-    QApplication app(argc, argv);
-    nope::ui::rememberSystemTheme();
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
-}

@@ -11,10 +11,10 @@
 
 #include <algorithm>
 
-#include "plot_style.h"
-#include "qcp.h"
-#include "theme.h"
-#include "theme_colors.h"
+#include "widgets/plot_style.h"
+#include "widgets/qcp.h"
+#include "widgets/theme.h"
+#include "widgets/theme_colors.h"
 
 namespace nope {
 namespace {
@@ -135,13 +135,3 @@ TEST(Resources, IconsAreCompiledIn) {
 
 }  // namespace
 }  // namespace nope
-
-int main(int argc, char** argv) {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    }
-    QApplication app(argc, argv);
-    nope::ui::rememberSystemTheme();
-    ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
-}

@@ -363,15 +363,17 @@ TEST(Trainer, PythonWeightsHaveNanoGptNames) {
     fs::remove(path);
 }
 
+// A run far longer than any test waits for, with no evaluation or snapshot after step 0.
+TrainConfig endlessTrain() {
+    TrainConfig t = tinyTrain();
+    t.steps = t.decaySteps = t.evalEvery = t.snapshotEvery = 100000;
+    return t;
+}
+
 // Pause, resume and stop from another thread, observed through tasks the training thread runs
 // between steps (RunControl::post): no sleeps, no timings.
 TEST(Trainer, StopAndPauseFromAnotherThread) {
-    TrainConfig t = tinyTrain();
-    t.steps = 100000;
-    t.decaySteps = 100000;
-    t.evalEvery = 100000;
-    t.snapshotEvery = 100000;
-    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
     RunControl& control = trainer.control();
     // The step at which the training thread runs a posted task.
     auto stepAtNextTask = [&] {
@@ -415,12 +417,7 @@ TEST(Trainer, StopAndPauseFromAnotherThread) {
 
 // A stop asked while a step is in flight ends the run before the next one.
 TEST(Trainer, StopAskedBetweenStepsEndsTheRunThere) {
-    TrainConfig t = tinyTrain();
-    t.steps = 100000;
-    t.decaySteps = 100000;
-    t.evalEvery = 100000;
-    t.snapshotEvery = 100000;
-    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
     int askedAt = -1;
     trainer.control().post([&] {
         askedAt = trainer.step();

@@ -1,0 +1,184 @@
+// The window's parts laid out (form and controls on the left, the views and the score table in
+// the middle, the curves on the right, the step slider below) and wired together. Part of
+// MainWindow, in a file of its own.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "gui/main_window.h"
+#include "widgets/config_form.h"
+#include "widgets/curve_panel.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/probe_tab.h"
+#include "widgets/run_controls.h"
+#include "widgets/score_table.h"
+
+namespace nope::gui {
+
+namespace {
+
+constexpr const char* kFirstRunHint =
+    "This is the model at initialization: each heatmap is one layer's self-cosine similarity. "
+    "Press Train to watch it change as the model learns, or pick another task or preset on the "
+    "left.";
+
+}  // namespace
+
+void MainWindow::buildLayout() {
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(leftColumn());
+    split->addWidget(centerColumn());
+    split->addWidget(m_curves);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    split->setSizes({330, 760, 480});
+    m_curves->setMinimumWidth(360);
+
+    m_slider->setRange(0, 0);
+    m_slider->setToolTip("scrub through the snapshots; at the right end it follows new ones");
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(new QLabel("snapshot"));
+    bottom->addWidget(m_slider, 1);
+    bottom->addWidget(m_sliderText);
+
+    auto* root = new QWidget;
+    auto* rootLayout = new QVBoxLayout(root);
+    rootLayout->addWidget(split, 1);
+    rootLayout->addLayout(bottom);
+    setCentralWidget(root);
+}
+
+QWidget* MainWindow::leftColumn() {
+    auto* formScroll = new QScrollArea;
+    formScroll->setWidget(m_form);
+    formScroll->setWidgetResizable(true);
+    formScroll->setMinimumWidth(300);
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(formScroll, 1);
+    leftLayout->addWidget(m_controls);
+
+    return left;
+}
+
+// The views (heatmaps, probes) under the problem banner, above the score table.
+QWidget* MainWindow::centerColumn() {
+    m_banner->setWordWrap(true);
+    styleBanner();
+    m_banner->hide();
+    m_view->setToolTip("the mean matrix over the analysed prompts, or one prompt's own matrix");
+    auto* viewRow = new QHBoxLayout;
+    viewRow->addWidget(new QLabel("show"));
+    viewRow->addWidget(m_view, 1);
+    viewRow->addWidget(m_fixedRange);
+    auto* maps = new QWidget;
+    auto* mapsLayout = new QVBoxLayout(maps);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    mapsLayout->addLayout(viewRow);
+    mapsLayout->addWidget(m_heatmaps, 1);
+    m_views->addTab(maps, "Heatmaps");
+    m_views->addTab(m_probes, "Probes");
+    auto* views = new QWidget;  // the problem banner above whichever view is shown
+    auto* viewsLayout = new QVBoxLayout(views);
+    viewsLayout->setContentsMargins(0, 0, 0, 0);
+    viewsLayout->addWidget(m_banner);
+    viewsLayout->addWidget(m_views, 1);
+    auto* center = new QSplitter(Qt::Vertical);
+    center->addWidget(views);
+    center->addWidget(m_scores);
+    center->setStretchFactor(0, 5);
+    center->setStretchFactor(1, 1);
+
+    return center;
+}
+
+void MainWindow::connectParts() {
+    connectViews();
+    connectControls();
+    connectController();
+}
+
+void MainWindow::connectViews() {
+    connect(&m_redrawTimer, &QTimer::timeout, this, &MainWindow::redraw);
+    connect(m_form, &ui::ConfigForm::validityChanged, this, &MainWindow::updateControls);
+    connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_fixedRange, &QCheckBox::toggled, m_heatmaps, &ui::HeatmapGrid::setFixedRange);
+    connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
+        m_followLatest = value == m_slider->maximum();
+        updateViewChoices();
+        scheduleRedraw();
+    });
+    connect(m_heatmaps, &ui::HeatmapGrid::enlargeRequested, this, [this](int index) {
+        const auto& maps = m_heatmaps->heatmaps();
+        if (index < 0 || index >= static_cast<int>(maps.size())) {
+            return;
+        }
+        auto* big = new ui::HeatmapGrid(this);  // closes with the main window
+        big->setWindowFlag(Qt::Window);
+        big->setAttribute(Qt::WA_DeleteOnClose);
+        big->setWindowTitle("NoPEScope: " + maps[static_cast<size_t>(index)].title);
+        big->setHeatmaps({maps[static_cast<size_t>(index)]});
+        big->setFixedRange(m_fixedRange->isChecked());
+        big->resize(720, 680);
+        big->show();
+    });
+}
+
+void MainWindow::connectControls() {
+    connect(m_controls, &ui::RunControls::initializeClicked, this, &MainWindow::initializeModel);
+    connect(m_controls, &ui::RunControls::trainClicked, this, &MainWindow::startTraining);
+    connect(m_controls, &ui::RunControls::pauseClicked, this, [this] {
+        m_controller->state() == TrainingController::State::Paused ? m_controller->resume()
+                                                                   : m_controller->pause();
+    });
+    connect(m_controls, &ui::RunControls::stopClicked, m_controller, &TrainingController::stop);
+    connect(m_controls, &ui::RunControls::resetClicked, this, [this] {
+        m_controller->reset();
+        m_runFolder.clear();
+        m_banner->hide();
+        m_controls->clearProgress();
+        resetHistory({});
+    });
+    connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
+    connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
+    connect(m_controller, &TrainingController::probeProgress, m_probes,
+            &ui::ProbeTab::showProgress);
+}
+
+void MainWindow::connectController() {
+    connect(m_controller, &TrainingController::snapshot, this, &MainWindow::addSnapshot);
+    connect(m_controller, &TrainingController::progress, m_controls,
+            &ui::RunControls::showProgress);
+    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateControls);
+    connect(m_controller, &TrainingController::status, this,
+            [this](const QString& m) { statusBar()->showMessage(m); });
+    connect(m_controller, &TrainingController::failed, this, &MainWindow::showProblem);
+    connect(m_controller, &TrainingController::ready, this,
+            [this](const RunSpec& spec, const QString& message, ModelOrigin origin) {
+                if (origin != ModelOrigin::Initialized) {
+                    m_form->setSpec(spec);  // a saved model brings its own settings
+                }
+                statusBar()->showMessage(m_firstRun ? kFirstRunHint : message);
+                m_firstRun = false;
+                updateControls();
+            });
+    connect(m_controller, &TrainingController::finished, this, [this](const QString& m, bool ok) {
+        statusBar()->showMessage(m);
+        if (!ok) {
+            showProblem(m);
+        }
+        updateControls();
+    });
+}
+
+}  // namespace nope::gui

@@ -1,0 +1,115 @@
+// The window's menus: File (saved models, run folders, sessions, checkpoints, export) and View
+// (theme). Part of MainWindow, in a file of its own.
+#include <QActionGroup>
+#include <QFileDialog>
+#include <QMenuBar>
+
+#include "gui/export_menu.h"
+#include "gui/main_window.h"
+#include "run/run_folder.h"
+#include "util/files.h"
+#include "widgets/config_form.h"
+#include "widgets/theme.h"
+
+namespace nope::gui {
+
+namespace {
+
+QString runsFolder() {
+    return QString::fromStdString(runsRoot().string());
+}
+
+}  // namespace
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    addOpenActions(file);
+    file->addSeparator();
+    addSessionActions(file);
+    file->addSeparator();
+    addCheckpointActions(file);
+    file->addSeparator();
+    m_exportMenu = new ExportMenu(
+        this, [this] { return exportSet(); },
+        [this](const QString& error, const QString& done) { report(error, done); });
+    m_exportMenu->addTo(file);
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* theme = menuBar()->addMenu("&View")->addMenu("&Theme");
+    auto* group = new QActionGroup(this);
+    for (const QString& name : {QString("system"), QString("light"), QString("dark")}) {
+        QAction* action = theme->addAction(name, this, [this, name] {
+            ui::applyTheme(name);
+            scheduleRedraw();
+        });
+        action->setCheckable(true);
+        action->setChecked(name == "system");
+        group->addAction(action);
+    }
+}
+
+void MainWindow::addOpenActions(QMenu* file) {
+    file->addAction("Open &model...", this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes",
+                                         runsFolder(), "Models (*.pt *.pth *.bin);;All files (*)");
+        if (!path.isEmpty()) {
+            openModel(path);
+        }
+    });
+    file->addAction("&Open run folder...", this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, "Open a run folder", runsFolder());
+        if (!dir.isEmpty()) {
+            openRunFolder(dir);
+        }
+    });
+}
+
+void MainWindow::addSessionActions(QMenu* file) {
+    file->addAction("&Load session...", this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Load session", {}, "Session (*.json)");
+        if (path.isEmpty()) {
+            return;
+        }
+        try {
+            const QString error =
+                m_form->loadSessionJson(QByteArray::fromStdString(readFile(path.toStdString())));
+            report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
+                   "loaded " + path);
+        } catch (const std::exception& e) {
+            showProblem(e.what());
+        }
+    });
+    file->addAction("&Save session...", this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, "Save session", "session.json", "Session (*.json)");
+        if (!path.isEmpty()) {
+            report(ui::saveText(path, m_form->sessionJson()), "wrote " + path);
+        }
+    });
+}
+
+void MainWindow::addCheckpointActions(QMenu* file) {
+    file->addAction("Load &checkpoint...", this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Load checkpoint", runsFolder(),
+                                                          "Checkpoint (*.pt)");
+        if (!path.isEmpty()) {
+            m_runFolder.clear();
+            resetHistory({});
+            m_controller->loadCheckpoint(path);
+        }
+    });
+    // During a run the checkpoint is written after the current step (at once while paused).
+    file->addAction("Save c&heckpoint...", this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, "Save checkpoint", RunFiles::kCheckpoint, "Checkpoint (*.pt)");
+        if (!path.isEmpty()) {
+            m_controller->saveCheckpoint(path);
+        }
+    });
+}
+
+}  // namespace nope::gui
