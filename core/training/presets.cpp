@@ -1,54 +1,66 @@
 #include "training/presets.h"
 
+#include <stdexcept>
+#include <utility>
+
+#include "settings/settings.h"
+
 namespace nope {
 
 namespace {
 
-// The authors' settings: the default model and the default TrainConfig, with bf16 mixed
-// precision as they trained on their GPU.
-Preset paper() {
-    Preset p{"paper", ModelConfig{}, TrainConfig{}};
-    p.train.precision = Precision::Bf16;
-    p.train.probeEvery = 4;  // fast probes every 4 snapshots, at init and at the end
-    return p;
+// A preset is a list of settings by their names over the defaults, applied through the table of
+// settings: a preset cannot name a setting that does not exist or give one a value its type
+// refuses (makePreset throws std::logic_error naming it; tests/settings makes every preset).
+using Settings = std::vector<std::pair<const char*, std::string>>;
+
+Preset fromSettings(const char* name, const Settings& settings) {
+    RunSpec spec;
+    for (const auto& [setting, value] : settings) {
+        const Setting* s = findSetting(setting);
+        if (!s) {
+            throw std::logic_error(std::string("preset ") + name + ": no setting " + setting);
+        }
+        if (auto error = s->set(spec, value)) {
+            throw std::logic_error(std::string("preset ") + name + ": " + setting + ": " + *error);
+        }
+    }
+    return Preset{name, spec.model, spec.train};
+}
+
+// The authors' settings: the default model and training settings, with bf16 mixed precision as
+// they trained on their GPU, and the fast probes every 4 snapshots, at init and at the end.
+Settings paper() {
+    return {{"precision", "bf16"}, {"probe-every", "4"}};
 }
 
 // Small NoPE models trained on the answer tokens in bf16, chosen from measured runs on the 2-core
 // machine (README, "Presets"): 2 layers of width 256 learned addition and reversal fastest of
 // the shapes tried. Every quick run stops after 15 minutes at the latest.
-Preset quick(TaskKind task) {
-    Preset p{"quick", ModelConfig{}, TrainConfig{}};
-    p.model.nLayer = 2;
-    p.model.nHead = 4;
-    p.model.nEmbd = 256;
-    p.model.dropout = 0.0;
-    p.train.objective = Objective::Answer;
-    p.train.precision = Precision::Bf16;
-    p.train.batchSize = 256;
-    p.train.learningRate = 2e-3;
-    p.train.warmupSteps = 100;
-    p.train.evalEvery = 250;
-    p.train.evalSamples = 1000;
-    p.train.snapshotEvery = 250;
-    p.train.probeEvery = 4;
-    p.train.stopAccuracy = 99.0;
-    p.train.timeLimitMinutes = 15.0;
+Settings quick(TaskKind task) {
+    Settings s = {{"layers", "2"},       {"heads", "4"},           {"dim", "256"},
+                  {"dropout", "0"},      {"objective", "answer"},  {"precision", "bf16"},
+                  {"batch", "256"},      {"lr", "0.002"},          {"warmup", "100"},
+                  {"eval-every", "250"}, {"eval-samples", "1000"}, {"snapshot-every", "250"},
+                  {"probe-every", "4"},  {"stop-accuracy", "99"},  {"time-limit", "15"}};
+    std::string steps;
     switch (task) {
         case TaskKind::Addition:
-            p.train.steps = 4000;
-            p.train.data.trainSize = 50000;  // 10,000 examples overfit this model at about 90%
+            steps = "4000";
+            s.push_back({"train-size", "50000"});  // 10,000 examples overfit this model at ~90%
             break;
         case TaskKind::Reversal:
-            p.train.steps = 2000;
+            steps = "2000";
             break;
         case TaskKind::Indexing:
         case TaskKind::Ordering:
-            p.train.steps = 5000;
-            p.train.data.trainSize = 100000;
+            steps = "5000";
+            s.push_back({"train-size", "100000"});
             break;
     }
-    p.train.decaySteps = p.train.steps;
-    return p;
+    s.push_back({"steps", steps});
+    s.push_back({"decay-steps", steps});
+    return s;
 }
 
 }  // namespace
@@ -60,10 +72,10 @@ const std::vector<std::string>& presetNames() {
 
 std::optional<Preset> makePreset(const std::string& name, TaskKind task) {
     if (name == "paper") {
-        return paper();
+        return fromSettings("paper", paper());
     }
     if (name == "quick") {
-        return quick(task);
+        return fromSettings("quick", quick(task));
     }
     return std::nullopt;
 }

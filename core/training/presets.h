@@ -1,6 +1,7 @@
 // Named starting points for a run: `paper` is the authors' setup unchanged; `quick` is, per task,
 // a setup measured to learn the task on a 2-core CPU within minutes (see the README's table).
-// Explicit flags or form fields override what a preset sets.
+// Explicit flags or form fields override what a preset sets. A preset is a list of settings by
+// name, applied through the table of settings (settings/settings.h).
 #pragma once
 
 #include <optional>

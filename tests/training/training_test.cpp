@@ -94,7 +94,25 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(paper.train.windowLength, 256);
     EXPECT_DOUBLE_EQ(paper.train.learningRate, 2.6441e-4);
     EXPECT_EQ(paper.train.objective, Objective::Lm);
+    EXPECT_EQ(paper.train.precision, Precision::Bf16);
     EXPECT_FALSE(makePreset("slow", TaskKind::Addition).has_value());
+
+    // The quick preset: the setup measured on the 2-core machine (README, "Presets").
+    const Preset quick = *makePreset("quick", TaskKind::Addition);
+    EXPECT_EQ(quick.model.nLayer, 2);
+    EXPECT_EQ(quick.model.nHead, 4);
+    EXPECT_EQ(quick.model.nEmbd, 256);
+    EXPECT_EQ(quick.model.dropout, 0.0);
+    EXPECT_EQ(quick.train.objective, Objective::Answer);
+    EXPECT_DOUBLE_EQ(quick.train.learningRate, 2e-3);
+    EXPECT_EQ(quick.train.warmupSteps, 100);
+    EXPECT_EQ(quick.train.evalSamples, 1000);
+    EXPECT_EQ(quick.train.probeEvery, 4);
+    EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
+    EXPECT_EQ(quick.train.steps, 4000);
+    EXPECT_EQ(quick.train.data.trainSize, 50000);
+    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 2000);
+    EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
 }
 
 TEST(Optimizer, WeightDecayOnlyOnLinearWeights) {
