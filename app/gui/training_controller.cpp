@@ -21,81 +21,61 @@ TrainingController::TrainingController(QObject* parent)
     m_thread.setObjectName("training");
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    // Signals of an older generation (a run that was reset or replaced) are dropped.
-    connect(m_worker, &TrainingWorker::snapshot, this, [this](const Snapshot& s, int generation) {
-        if (generation == m_generation) {
-            m_modelStep = s.step;
-            Q_EMIT snapshot(s);
+    // A run that was reset or replaced still ends on the thread: then it is free again.
+    connect(m_worker, &TrainingWorker::runEnded, this, [this] {
+        if (m_state == State::Training || m_state == State::Paused) {
+            setState(m_hasModel ? State::Ready : State::Empty);
         }
     });
-    connect(m_worker, &TrainingWorker::progress, this, [this](const Snapshot& p, int generation) {
-        if (generation == m_generation) {
-            Q_EMIT progress(p);
-        }
+    newReceiver();
+    m_thread.start();
+}
+
+void TrainingController::newReceiver() {
+    if (m_receiver) {
+        m_channel->close();            // the old model's commands send nothing more
+        m_receiver->disconnect(this);  // and what they already sent goes nowhere
+        m_receiver->deleteLater();
+    }
+    m_receiver = new RunReceiver(this);
+    m_channel = std::make_shared<RunChannel>(m_receiver);
+    connect(m_receiver, &RunReceiver::snapshot, this, [this](const Snapshot& s) {
+        m_modelStep = s.step;
+        Q_EMIT snapshot(s);
     });
-    connect(m_worker, &TrainingWorker::status, this, [this](const QString& m, int generation) {
-        if (generation == m_generation) {
-            Q_EMIT status(m);
-        }
-    });
-    connect(m_worker, &TrainingWorker::ready, this,
-            [this](const RunSpec& spec, const QString& m, ModelOrigin origin, int generation) {
-                if (generation != m_generation) {
-                    return;
-                }
+    connect(m_receiver, &RunReceiver::progress, this, &TrainingController::progress);
+    connect(m_receiver, &RunReceiver::status, this, &TrainingController::status);
+    connect(m_receiver, &RunReceiver::probeProgress, this, &TrainingController::probeProgress);
+    connect(m_receiver, &RunReceiver::ready, this,
+            [this](const RunSpec& spec, const QString& m, ModelOrigin origin) {
                 m_hasModel = true;
                 m_modelSpec = specKey(spec);
                 setState(State::Ready);
                 Q_EMIT ready(spec, m, origin);
             });
-    connect(m_worker, &TrainingWorker::finished, this,
-            [this](const QString& m, bool ok, int generation) {
-                if (generation != m_generation) {
-                    // a run that was reset: the thread is free again
-                    if (m_state == State::Training || m_state == State::Paused) {
-                        setState(m_hasModel ? State::Ready : State::Empty);
-                    }
-                    return;
-                }
-                setState(m_hasModel ? State::Ready : State::Empty);
-                Q_EMIT finished(m, ok);
-            });
-    connect(m_worker, &TrainingWorker::probes, this,
-            [this](const ProbeReport& report, int step, int generation) {
-                if (generation != m_generation) {
-                    return;
-                }
-                if (m_state == State::Busy) {
-                    setState(State::Ready);
-                }
-                Q_EMIT probes(report, step);
-            });
-    connect(m_worker, &TrainingWorker::probeProgress, this,
-            [this](int done, int total, int generation) {
-                if (generation == m_generation) {
-                    Q_EMIT probeProgress(done, total);
-                }
-            });
-    connect(m_worker, &TrainingWorker::failed, this, [this](const QString& m, int generation) {
-        if (generation != m_generation) {
-            return;
+    connect(m_receiver, &RunReceiver::finished, this, [this](const QString& m, bool ok) {
+        setState(m_hasModel ? State::Ready : State::Empty);
+        Q_EMIT finished(m, ok);
+    });
+    connect(m_receiver, &RunReceiver::probes, this, [this](const ProbeReport& report, int step) {
+        if (m_state == State::Busy) {
+            setState(State::Ready);
         }
+        Q_EMIT probes(report, step);
+    });
+    connect(m_receiver, &RunReceiver::failed, this, [this](const QString& m) {
         if (m_state == State::Busy) {
             setState(m_hasModel ? State::Ready : State::Empty);
         }
         Q_EMIT failed(m);
     });
-    m_thread.start();
-}
-
-void TrainingController::nextGeneration() {
-    m_worker->setGeneration(++m_generation);
 }
 
 TrainingController::~TrainingController() {
     if (!shutdown(2000)) {
         m_thread.wait();  // the step in flight ends; destroying a running thread would abort
     }
+    m_channel->close();
 }
 
 void TrainingController::setState(State state) {
@@ -111,10 +91,11 @@ void TrainingController::initialize(const RunSpec& spec) {
     }
     m_hasModel = false;
     m_modelStep = 0;
-    nextGeneration();
+    newReceiver();
     setState(State::Busy);
-    QMetaObject::invokeMethod(m_worker, "initialize", Qt::QueuedConnection,
-                              Q_ARG(nope::RunSpec, spec));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, spec, ch = m_channel] { w->initialize(spec, ch); },
+        Qt::QueuedConnection);
 }
 
 void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
@@ -122,7 +103,8 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
         return;
     }
     if (m_hasModel && m_modelStep == 0 && specKey(spec) != m_modelSpec) {
-        QMetaObject::invokeMethod(m_worker, "reset", Qt::QueuedConnection);  // the form changed
+        QMetaObject::invokeMethod(  // the form changed
+            m_worker, [w = m_worker] { w->reset(); }, Qt::QueuedConnection);
         m_hasModel = false;
     }
     if (!m_hasModel) {
@@ -132,8 +114,10 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
     m_worker->clearStop();
     m_hasModel = true;
     setState(State::Training);
-    QMetaObject::invokeMethod(m_worker, "train", Qt::QueuedConnection, Q_ARG(nope::RunSpec, spec),
-                              Q_ARG(QString, runFolder));
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, spec, runFolder, ch = m_channel] { w->train(spec, runFolder, ch); },
+        Qt::QueuedConnection);
 }
 
 void TrainingController::pause() {
@@ -159,8 +143,9 @@ void TrainingController::stop() {
 
 void TrainingController::reset() {
     stop();
-    nextGeneration();  // whatever the old run still sends is dropped
-    QMetaObject::invokeMethod(m_worker, "reset", Qt::QueuedConnection);
+    newReceiver();  // whatever the old run still sends is dropped
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker] { w->reset(); }, Qt::QueuedConnection);
     m_hasModel = false;
     m_modelStep = 0;
     if (m_state != State::Training && m_state != State::Paused) {
@@ -171,23 +156,25 @@ void TrainingController::reset() {
 void TrainingController::saveCheckpoint(const QString& path) {
     if (m_state == State::Training || m_state == State::Paused) {
         // the worker thread is in the run: save between two steps (at once while paused)
-        if (m_worker->saveDuringRun(path)) {
+        if (m_worker->saveDuringRun(path, m_channel)) {
             Q_EMIT status(QString("saving %1 after the current step...").arg(path));
         }
         return;
     }
-    QMetaObject::invokeMethod(m_worker, "saveCheckpoint", Qt::QueuedConnection,
-                              Q_ARG(QString, path));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, path, ch = m_channel] { w->saveCheckpoint(path, ch); },
+        Qt::QueuedConnection);
 }
 
 void TrainingController::loadCheckpoint(const QString& path) {
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
-    nextGeneration();
+    newReceiver();
     setState(State::Busy);
-    QMetaObject::invokeMethod(m_worker, "loadCheckpoint", Qt::QueuedConnection,
-                              Q_ARG(QString, path));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, path, ch = m_channel] { w->loadCheckpoint(path, ch); },
+        Qt::QueuedConnection);
 }
 
 void TrainingController::openModel(const QString& path, const RunSpec& spec) {
@@ -196,15 +183,16 @@ void TrainingController::openModel(const QString& path, const RunSpec& spec) {
     }
     m_hasModel = false;
     m_modelStep = 0;
-    nextGeneration();
+    newReceiver();
     setState(State::Busy);
-    QMetaObject::invokeMethod(m_worker, "openModel", Qt::QueuedConnection, Q_ARG(QString, path),
-                              Q_ARG(nope::RunSpec, spec));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, path, spec, ch = m_channel] { w->openModel(path, spec, ch); },
+        Qt::QueuedConnection);
 }
 
 void TrainingController::runProbes(const ProbeConfig& config) {
     if (m_state == State::Training || m_state == State::Paused) {
-        m_worker->probeDuringRun(config);  // between two steps, or at once while paused
+        m_worker->probeDuringRun(config, m_channel);  // between two steps, or while paused
         return;
     }
     if (m_state != State::Ready) {
@@ -212,8 +200,9 @@ void TrainingController::runProbes(const ProbeConfig& config) {
     }
     m_worker->clearStop();
     setState(State::Busy);
-    QMetaObject::invokeMethod(m_worker, "runProbes", Qt::QueuedConnection,
-                              Q_ARG(nope::ProbeConfig, config));
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, config, ch = m_channel] { w->runProbes(config, ch); },
+        Qt::QueuedConnection);
 }
 
 bool TrainingController::shutdown(int milliseconds) {

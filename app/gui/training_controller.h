@@ -1,5 +1,6 @@
-// The window's side of training: owns the worker thread, sends it commands as queued calls, sets
-// stop and pause directly, and tracks what state the model is in. Closing stops the run.
+// The window's side of training: owns the worker thread, sends it commands as queued calls (each
+// with the current model's RunChannel), sets stop and pause directly, and tracks what state the
+// model is in. Closing stops the run.
 #pragma once
 
 #include <QObject>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "gui/meta_types.h"
+#include "gui/run_channel.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
 
@@ -66,15 +68,18 @@ Q_SIGNALS:
 
 private:
     void setState(State state);
-    void nextGeneration();
+    // A receiver (and its channel) for a new model: what the old one's commands still send is
+    // dropped (gui/run_channel.h).
+    void newReceiver();
 
     QThread m_thread;
     TrainingWorker* m_worker;
     State m_state = State::Empty;
     bool m_hasModel = false;
     int m_modelStep = 0;
-    std::string m_modelSpec;  // JSON of the spec the model was built from
-    int m_generation = 0;     // bumped by initialize, reset and loadCheckpoint
+    std::string m_modelSpec;            // JSON of the spec the model was built from
+    RunReceiver* m_receiver = nullptr;  // replaced by initialize, reset, load and open
+    Channel m_channel;
 };
 
 }  // namespace nope::gui

@@ -40,46 +40,44 @@ bool TrainingWorker::ensureTrainer(const RunSpec& spec) {
     return true;
 }
 
-void TrainingWorker::initialize(const RunSpec& spec) {
-    const int generation = m_generation;
+void TrainingWorker::initialize(const RunSpec& spec, const Channel& channel) {
     try {
-        Q_EMIT status("building the data and the model...", generation);
+        channel->status("building the data and the model...");
         replaceTrainer(nullptr);
         m_checkpointFolder.clear();
         ensureTrainer(spec);
         Snapshot s;
         s.totalSteps = spec.train.steps;
         s.analysis = m_trainer->analyze();
-        Q_EMIT snapshot(s, generation);
+        channel->snapshot(s);
         if (spec.train.probeEvery > 0) {  // the heatmaps first, then the probes at init
-            Q_EMIT status("probing the model at initialization...", generation);
-            s.probes = m_trainer->probe(spec.train.probe, &m_probeCancel,
-                                        [this, generation](int done, int total) {
-                                            Q_EMIT probeProgress(done, total, generation);
-                                        });
+            channel->status("probing the model at initialization...");
+            s.probes = m_trainer->probe(
+                spec.train.probe, &m_probeCancel,
+                [channel](int done, int total) { channel->probeProgress(done, total); });
             if (!s.probes.cancelled) {
-                Q_EMIT snapshot(s, generation);
+                channel->snapshot(s);
             }
         }
-        Q_EMIT ready(spec,
-                     QString("initialized: %1 analysed prompts, forward %2 s")
-                         .arg(s.analysis.samples)
-                         .arg(s.analysis.forwardSeconds, 0, 'f', 2),
-                     ModelOrigin::Initialized, generation);
+        channel->ready(spec,
+                       QString("initialized: %1 analysed prompts, forward %2 s")
+                           .arg(s.analysis.samples)
+                           .arg(s.analysis.forwardSeconds, 0, 'f', 2),
+                       ModelOrigin::Initialized);
     } catch (const std::exception& e) {
         replaceTrainer(nullptr);
-        Q_EMIT failed(QString("Initialize failed: %1").arg(e.what()), generation);
+        channel->failed(QString("Initialize failed: %1").arg(e.what()));
     }
 }
 
-void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
-    const int generation = m_generation;
+void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const Channel& channel) {
     try {
         ensureTrainer(spec);
         Trainer& trainer = *m_trainer;
         if (m_control->stopRequested()) {  // Stop was pressed while the model was being built
             m_control->clearStop();
-            Q_EMIT finished(QString("stopped before the first step"), true, generation);
+            channel->finished(QString("stopped before the first step"), true);
+            Q_EMIT runEnded();
             return;
         }
         const bool continuing = trainer.step() > 0;
@@ -87,43 +85,36 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder) {
         config["preset"] = m_spec.preset;
         RunRecorder recorder(trainer, runFolder.toStdString(), config, continuing,
                              m_checkpointFolder.toStdString());
-        Q_EMIT status(QString("training; run folder %1").arg(runFolder), generation);
+        channel->status(QString("training; run folder %1").arg(runFolder));
         TrainerCallbacks forward;
-        forward.evaluated = [this, generation](const Snapshot& p, bool) {
-            Q_EMIT progress(p, generation);
-        };
-        forward.snapshot = [this, generation](const Snapshot& s) {
-            Q_EMIT snapshot(s, generation);
-        };
+        forward.evaluated = [channel](const Snapshot& p, bool) { channel->progress(p); };
+        forward.snapshot = [channel](const Snapshot& s) { channel->snapshot(s); };
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
         m_control->runPending();  // probes asked for as the run ended
         recorder.finish(outcome);
-        Q_EMIT finished(
+        channel->finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
-            outcome.reason != StopReason::NonFinite, generation);
+            outcome.reason != StopReason::NonFinite);
     } catch (const std::exception& e) {
-        Q_EMIT finished(QString("Training failed: %1").arg(e.what()), false, generation);
+        channel->finished(QString("Training failed: %1").arg(e.what()), false);
     }
+    Q_EMIT runEnded();
 }
 
-void TrainingWorker::saveCheckpoint(const QString& path) {
-    const int generation = m_generation;
+void TrainingWorker::saveCheckpoint(const QString& path, const Channel& channel) {
     try {
         if (!m_trainer) {
-            Q_EMIT failed("There is no model to save yet: press Initialize or Train first.",
-                          generation);
+            channel->failed("There is no model to save yet: press Initialize or Train first.");
             return;
         }
         m_trainer->saveCheckpoint(path.toStdString());
-        Q_EMIT status(QString("saved checkpoint %1 (step %2)").arg(path).arg(m_trainer->step()),
-                      generation);
+        channel->status(QString("saved checkpoint %1 (step %2)").arg(path).arg(m_trainer->step()));
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Saving the checkpoint failed: %1").arg(e.what()), generation);
+        channel->failed(QString("Saving the checkpoint failed: %1").arg(e.what()));
     }
 }
 
-void TrainingWorker::loadCheckpoint(const QString& path) {
-    const int generation = m_generation;
+void TrainingWorker::loadCheckpoint(const QString& path, const Channel& channel) {
     try {
         auto trainer = Trainer::resume(path.toStdString(), 0, m_control);
         applyThreadCount(trainer->trainConfig().threads);
@@ -141,11 +132,11 @@ void TrainingWorker::loadCheckpoint(const QString& path) {
         replaceTrainer(std::move(trainer));
         m_spec = spec;
         m_checkpointFolder = QString::fromStdString(folder.string());
-        Q_EMIT snapshot(s, generation);
-        Q_EMIT ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
-                     ModelOrigin::Checkpoint, generation);
+        channel->snapshot(s);
+        channel->ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
+                       ModelOrigin::Checkpoint);
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Loading the checkpoint failed: %1").arg(e.what()), generation);
+        channel->failed(QString("Loading the checkpoint failed: %1").arg(e.what()));
     }
 }
 
@@ -153,67 +144,62 @@ void TrainingWorker::reset() {
     replaceTrainer(nullptr);
 }
 
-void TrainingWorker::runProbes(const ProbeConfig& config) {
+void TrainingWorker::runProbes(const ProbeConfig& config, const Channel& channel) {
     if (!m_trainer) {
-        Q_EMIT failed(
+        channel->failed(
             "There is no model to probe yet: press Initialize, Train or File > "
-            "Open model first.",
-            m_generation);
+            "Open model first.");
         return;
     }
     m_probeCancel = false;
-    probeNow(*m_trainer, config, m_generation);
+    probeNow(*m_trainer, config, channel);
 }
 
-bool TrainingWorker::probeDuringRun(const ProbeConfig& config) {
+bool TrainingWorker::probeDuringRun(const ProbeConfig& config, const Channel& channel) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (!m_trainer) {
         return false;
     }
     Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
-    const int generation = m_generation;
     m_probeCancel = false;
-    m_control->post(
-        [this, trainer, config, generation] { probeNow(*trainer, config, generation); });
+    m_control->post([this, trainer, config, channel] { probeNow(*trainer, config, channel); });
     return true;
 }
 
-bool TrainingWorker::saveDuringRun(const QString& path) {
+bool TrainingWorker::saveDuringRun(const QString& path, const Channel& channel) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (!m_trainer) {
         return false;
     }
-    m_control->post([this, path] { saveCheckpoint(path); });  // on the training thread
+    m_control->post(
+        [this, path, channel] { saveCheckpoint(path, channel); });  // on the training thread
     return true;
 }
 
-void TrainingWorker::probeNow(Trainer& trainer, const ProbeConfig& config, int generation) {
+void TrainingWorker::probeNow(Trainer& trainer, const ProbeConfig& config, const Channel& channel) {
     try {
         const FieldErrors errors = validate(config, trainer.modelConfig().blockSize);
         if (!errors.empty()) {
-            Q_EMIT failed(
-                QString("Probes not run: %1").arg(QString::fromStdString(describe(errors.front()))),
-                generation);
+            channel->failed(QString("Probes not run: %1")
+                                .arg(QString::fromStdString(describe(errors.front()))));
             return;
         }
-        Q_EMIT status("running position probes...", generation);
+        channel->status("running position probes...");
         const ProbeReport report =
-            trainer.probe(config, &m_probeCancel, [this, generation](int done, int total) {
-                Q_EMIT probeProgress(done, total, generation);
-            });
+            trainer.probe(config, &m_probeCancel,
+                          [channel](int done, int total) { channel->probeProgress(done, total); });
         if (report.cancelled) {
-            Q_EMIT failed("Probes stopped before the end; nothing was kept.", generation);
+            channel->failed("Probes stopped before the end; nothing was kept.");
             return;
         }
-        Q_EMIT probes(report, trainer.step(), generation);
-        Q_EMIT status(QString("probes done in %1 s").arg(report.seconds, 0, 'f', 1), generation);
+        channel->probes(report, trainer.step());
+        channel->status(QString("probes done in %1 s").arg(report.seconds, 0, 'f', 1));
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Probes failed: %1").arg(e.what()), generation);
+        channel->failed(QString("Probes failed: %1").arg(e.what()));
     }
 }
 
-void TrainingWorker::openModel(const QString& path, const RunSpec& form) {
-    const int generation = m_generation;
+void TrainingWorker::openModel(const QString& path, const RunSpec& form, const Channel& channel) {
     try {
         SavedModel saved = loadSavedModel(path.toStdString());
         RunSpec spec = form;
@@ -229,14 +215,14 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form) {
         replaceTrainer(std::move(trainer));
         m_spec = spec;
         m_checkpointFolder.clear();
-        Q_EMIT snapshot(s, generation);
-        Q_EMIT ready(spec,
-                     QString("loaded model %1 (%2)")
-                         .arg(QString::fromStdString(saved.file.string()),
-                              QString::fromStdString(saved.format)),
-                     ModelOrigin::SavedModel, generation);
+        channel->snapshot(s);
+        channel->ready(spec,
+                       QString("loaded model %1 (%2)")
+                           .arg(QString::fromStdString(saved.file.string()),
+                                QString::fromStdString(saved.format)),
+                       ModelOrigin::SavedModel);
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString("Opening the model failed: %1").arg(e.what()), generation);
+        channel->failed(QString("Opening the model failed: %1").arg(e.what()));
     }
 }
 

@@ -1,7 +1,8 @@
 // The training thread's object: it owns the trainer (and with it the model, the data and every
-// tensor), runs in its own QThread, and sends value-type snapshots out by queued signals. Stop
-// and pause go through the RunControl every trainer of this worker shares, set directly from the
-// window's thread (a busy worker never reads its event queue) and checked between steps.
+// tensor), runs in its own QThread, and sends value-type snapshots out through the RunChannel of
+// each command (gui/run_channel.h). Stop and pause go through the RunControl every trainer of this
+// worker shares, set directly from the window's thread (a busy worker never reads its event
+// queue) and checked between steps.
 #pragma once
 
 #include <QObject>
@@ -12,6 +13,7 @@
 #include <mutex>
 
 #include "gui/meta_types.h"
+#include "gui/run_channel.h"
 #include "probe/probe_config.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
@@ -36,49 +38,41 @@ public:
     // Called by the window's thread just before it queues train(): forgets an earlier stop.
     // Thread-safe, during a run: probes of the current weights between two training steps (or at
     // once while paused). False when there is no model.
-    bool probeDuringRun(const ProbeConfig& config);
+    bool probeDuringRun(const ProbeConfig& config, const Channel& channel);
     // Thread-safe, during a run: saves a checkpoint of the current weights between two steps
     // (or at once while paused). False when there is no model.
-    bool saveDuringRun(const QString& path);
+    bool saveDuringRun(const QString& path, const Channel& channel);
+    // Called by the window's thread just before it queues train(): forgets an earlier stop.
     void clearStop() {
         m_control->clearStop();
         m_probeCancel = false;
     }
-    // Tags every signal sent from now on; the controller drops signals of older generations.
-    void setGeneration(int generation) { m_generation = generation; }
 
-public Q_SLOTS:
+    // The commands, run on the worker's thread (the controller queues them); each sends what it
+    // produces through `channel`.
     // Builds data and a fresh model and sends its step-0 analysis.
-    void initialize(const nope::RunSpec& spec);
+    void initialize(const nope::RunSpec& spec, const Channel& channel);
     // Trains the current model (initializing it first if needed), recording into `runFolder`.
-    void train(const nope::RunSpec& spec, const QString& runFolder);
-    void saveCheckpoint(const QString& path);
+    void train(const nope::RunSpec& spec, const QString& runFolder, const Channel& channel);
+    void saveCheckpoint(const QString& path, const Channel& channel);
     // Continues from a checkpoint: its config replaces the form's.
-    void loadCheckpoint(const QString& path);
+    void loadCheckpoint(const QString& path, const Channel& channel);
     void reset();
     // Position probes of the current model (initialized, paused, finished or loaded); stopped
     // between epochs by requestStop().
-    void runProbes(const nope::ProbeConfig& config);
+    void runProbes(const nope::ProbeConfig& config, const Channel& channel);
     // Loads any saved model (run/saved_model.h) for analysis and probes on `spec`'s task; its
     // settings replace the form's model settings.
-    void openModel(const QString& path, const nope::RunSpec& spec);
+    void openModel(const QString& path, const nope::RunSpec& spec, const Channel& channel);
 
 Q_SIGNALS:
-    // Each carries the generation current when the worker sent it.
-    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin,
-               int generation);
-    void snapshot(const nope::Snapshot& snapshot, int generation);   // with analysis
-    void progress(const nope::Snapshot& progress, int generation);   // after each evaluation
-    void finished(const QString& message, bool ok, int generation);  // training ended
-    void failed(const QString& message, int generation);  // nothing changed, or nothing ran
-    void status(const QString& message, int generation);
-    void probes(const nope::ProbeReport& report, int step, int generation);
-    void probeProgress(int done, int total, int generation);
+    // A training run returned, whatever its channel: the thread is free again.
+    void runEnded();
 
 private:
     bool ensureTrainer(const RunSpec& spec);
     // Runs the probes on the calling (worker) thread and sends the result or the problem.
-    void probeNow(Trainer& trainer, const ProbeConfig& config, int generation);
+    void probeNow(Trainer& trainer, const ProbeConfig& config, const Channel& channel);
     void replaceTrainer(std::unique_ptr<Trainer> trainer);
 
     std::unique_ptr<Trainer> m_trainer;
@@ -88,7 +82,6 @@ private:
     // Pause and stop for every trainer of this worker, also before one exists.
     std::shared_ptr<RunControl> m_control;
     std::atomic<bool> m_probeCancel{false};  // stops on-demand probes between epochs
-    std::atomic<int> m_generation{0};
 };
 
 }  // namespace nope::gui

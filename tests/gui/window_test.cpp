@@ -272,7 +272,6 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     EXPECT_EQ(reopened.form()->field("dim")->text(), "32");
     settle(reopened);
     EXPECT_EQ(reopened.curves()->adjacencyPlot()->graph(1)->dataCount(), 5);
-    QDir(folder).removeRecursively();
 }
 
 TEST(Window, ExportWritesValidFiguresAndTables) {
@@ -380,7 +379,6 @@ TEST(Window, ProbesAtInitInTrainingOnDemandAndInTheRunFolder) {
     reopened.openRunFolder(window.runFolder());
     ASSERT_EQ(reopened.history().size(), 5u);
     EXPECT_EQ(reopened.history().front().probes.results.size(), 15u);
-    QDir(window.runFolder()).removeRecursively();
 }
 
 TEST(Window, OpenModelAnalysesAndProbesANanoGptCheckpoint) {
@@ -440,7 +438,6 @@ TEST(Window, StopRightAfterTrainIsNotLost) {
     ASSERT_TRUE(waitFor([&] { return finished.count() == 1; }, 30000));
     EXPECT_LT(window.controller()->modelStep(), 100);
     EXPECT_EQ(window.controller()->state(), TrainingController::State::Ready);
-    QDir(window.runFolder()).removeRecursively();
 }
 
 TEST(Window, StartsWithTheModelInitializedAndAHint) {
@@ -471,7 +468,30 @@ TEST(Window, SavingACheckpointDuringARunActsAtTheNextStep) {
     ASSERT_TRUE(waitFor(
         [&] { return window.controller()->state() != TrainingController::State::Training; }));
     EXPECT_NO_THROW(Trainer::resume(path.toStdString()));
-    QDir(window.runFolder()).removeRecursively();
+}
+
+// A reset closes the run's channel: the old run stops and whatever it still sends (its last
+// snapshot, its finished message) is dropped; the thread's end frees the controller.
+TEST(Window, ResetDuringARunDropsWhatTheOldRunStillSends) {
+    MainWindow window;
+    window.form()->setSpec(endlessSpec());
+    window.startTraining();
+    ASSERT_TRUE(waitFor([&] { return !window.history().empty(); }));
+    QSignalSpy snapshots(window.controller(), &TrainingController::snapshot);
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.controller()->reset();
+    ASSERT_TRUE(
+        waitFor([&] { return window.controller()->state() == TrainingController::State::Empty; }));
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    EXPECT_EQ(snapshots.count(), 0);
+    EXPECT_EQ(finished.count(), 0);
+    // the next model gets a channel of its own
+    QSignalSpy ready(window.controller(), &TrainingController::ready);
+    window.form()->setSpec(tinySpec());
+    window.initializeModel();
+    ASSERT_TRUE(waitFor([&] { return ready.count() == 1; }));
+    EXPECT_GE(snapshots.count(), 1);
 }
 
 TEST(Window, AutomationOptionsUseTheFlagParser) {
@@ -505,7 +525,6 @@ TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
     window.close();  // returns once the worker stopped: after the step in flight, not the run
     EXPECT_NE(window.controller()->state(), TrainingController::State::Training);
     EXPECT_FALSE(window.isVisible());
-    QDir(window.runFolder()).removeRecursively();
 }
 
 }  // namespace
@@ -516,7 +535,8 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     QApplication app(argc, argv);
-    // Runs started by the window go to a temporary folder, never into ./runs.
+    // Runs started by the window go to a temporary folder, never into ./runs; it goes at the end.
+    // (Tests never remove a run folder themselves: an empty path would be the working folder.)
     QTemporaryDir runs;
     qputenv("NOPESCOPE_RUNS", runs.path().toUtf8());
     nope::gui::registerMetaTypes();

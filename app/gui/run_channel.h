@@ -1,0 +1,91 @@
+// How what one command of the worker produces (an initialization, a run, a load, probes) reaches
+// the window: the controller makes a RunReceiver on the window's thread for each new model and
+// hands its RunChannel to every command on that model; the worker sends through the channel. A
+// reset or a newer model closes the channel and disconnects the receiver: what the old command
+// still had on its way goes nowhere, and nothing is sent after. No generation numbers.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <mutex>
+
+#include "gui/meta_types.h"
+#include "run/run_spec.h"
+#include "run/snapshot.h"
+
+namespace nope::gui {
+
+// Lives on the window's thread; the controller connects to its signals.
+class RunReceiver : public QObject {
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+
+Q_SIGNALS:
+    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin);
+    void snapshot(const nope::Snapshot& snapshot);   // with analysis
+    void progress(const nope::Snapshot& progress);   // after each evaluation
+    void finished(const QString& message, bool ok);  // training ended
+    void failed(const QString& message);             // nothing changed, or nothing ran
+    void status(const QString& message);
+    void probes(const nope::ProbeReport& report, int step);
+    void probeProgress(int done, int total);
+};
+
+// Thread-safe: the worker sends from its thread, the controller closes from the window's.
+class RunChannel {
+public:
+    explicit RunChannel(RunReceiver* receiver) : m_receiver(receiver) {}
+
+    void ready(const RunSpec& spec, const QString& message, ModelOrigin origin) {
+        send([=](RunReceiver* r) { Q_EMIT r->ready(spec, message, origin); });
+    }
+    void snapshot(const Snapshot& s) {
+        send([=](RunReceiver* r) { Q_EMIT r->snapshot(s); });
+    }
+    void progress(const Snapshot& p) {
+        send([=](RunReceiver* r) { Q_EMIT r->progress(p); });
+    }
+    void finished(const QString& message, bool ok) {
+        send([=](RunReceiver* r) { Q_EMIT r->finished(message, ok); });
+    }
+    void failed(const QString& message) {
+        send([=](RunReceiver* r) { Q_EMIT r->failed(message); });
+    }
+    void status(const QString& message) {
+        send([=](RunReceiver* r) { Q_EMIT r->status(message); });
+    }
+    void probes(const ProbeReport& report, int step) {
+        send([=](RunReceiver* r) { Q_EMIT r->probes(report, step); });
+    }
+    void probeProgress(int done, int total) {
+        send([=](RunReceiver* r) { Q_EMIT r->probeProgress(done, total); });
+    }
+
+    // On the receiver's thread, before the receiver goes: nothing is sent after.
+    void close() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_receiver = nullptr;
+    }
+
+private:
+    // Queues `deliver` to run on the receiver's thread, unless the channel is closed.
+    template <typename Deliver>
+    void send(Deliver deliver) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (RunReceiver* r = m_receiver) {
+            QMetaObject::invokeMethod(
+                r, [r, deliver] { deliver(r); }, Qt::QueuedConnection);
+        }
+    }
+
+    std::mutex m_mutex;
+    RunReceiver* m_receiver;
+};
+
+using Channel = std::shared_ptr<RunChannel>;
+
+}  // namespace nope::gui
