@@ -1,12 +1,11 @@
 #include "cli/flags.h"
 
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
 
 #include "model/capture_point.h"
 #include "tasks/task.h"
+#include "util/parse_number.h"
 
 namespace nope::cli {
 
@@ -20,28 +19,6 @@ std::string numberText(double v) {
     std::ostringstream out;
     out << v;
     return out.str();
-}
-
-std::optional<double> parseReal(const std::string& text) {
-    if (text.empty()) {
-        return std::nullopt;
-    }
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size() || !std::isfinite(v)) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-template <typename Int>
-std::optional<Int> parseInteger(const std::string& text) {
-    Int v{};
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || ptr != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return v;
 }
 
 }  // namespace

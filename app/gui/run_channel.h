@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "gui/meta_types.h"
 #include "run/run_spec.h"
@@ -78,7 +79,7 @@ private:
         std::lock_guard<std::mutex> lock(m_mutex);
         if (RunReceiver* r = m_receiver) {
             QMetaObject::invokeMethod(
-                r, [r, deliver] { deliver(r); }, Qt::QueuedConnection);
+                r, [r, deliver = std::move(deliver)] { deliver(r); }, Qt::QueuedConnection);
         }
     }
 

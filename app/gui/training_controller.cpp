@@ -31,6 +31,13 @@ TrainingController::TrainingController(QObject* parent)
     m_thread.start();
 }
 
+void TrainingController::beginNewModel() {
+    m_hasModel = false;
+    m_modelStep = 0;
+    newReceiver();
+    setState(State::Busy);
+}
+
 void TrainingController::newReceiver() {
     if (m_receiver) {
         m_channel->close();            // the old model's commands send nothing more
@@ -89,10 +96,7 @@ void TrainingController::initialize(const RunSpec& spec) {
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
-    m_hasModel = false;
-    m_modelStep = 0;
-    newReceiver();
-    setState(State::Busy);
+    beginNewModel();
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, spec, ch = m_channel] { w->initialize(spec, ch); },
         Qt::QueuedConnection);
@@ -181,10 +185,7 @@ void TrainingController::openModel(const QString& path, const RunSpec& spec) {
     if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
         return;
     }
-    m_hasModel = false;
-    m_modelStep = 0;
-    newReceiver();
-    setState(State::Busy);
+    beginNewModel();
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, path, spec, ch = m_channel] { w->openModel(path, spec, ch); },
         Qt::QueuedConnection);

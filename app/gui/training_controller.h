@@ -71,6 +71,8 @@ private:
     // A receiver (and its channel) for a new model: what the old one's commands still send is
     // dropped (gui/run_channel.h).
     void newReceiver();
+    // Forgets the current model and waits for the one a command is about to build or load.
+    void beginNewModel();
 
     QThread m_thread;
     TrainingWorker* m_worker;

@@ -12,6 +12,7 @@
 
 #include "tasks/dataset.h"
 #include "tasks/vocab.h"
+#include "util/parse_number.h"
 
 namespace nope {
 
@@ -65,33 +66,6 @@ std::string realText(double v) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, r.ptr);
-}
-
-std::optional<double> parseReal(const std::string& text) {
-    if (text.empty()) {
-        return std::nullopt;
-    }
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size() || !std::isfinite(v)) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-template <typename Int>
-std::optional<Int> parseInteger(const std::string& text) {
-    Int v{};
-    const char* first = text.data();
-    const char* last = text.data() + text.size();
-    if (first != last && *first == '+') {
-        ++first;
-    }
-    const auto [ptr, ec] = std::from_chars(first, last, v);
-    if (text.empty() || ec != std::errc() || ptr != last) {
-        return std::nullopt;
-    }
-    return v;
 }
 
 std::vector<std::string> split(const std::string& text) {

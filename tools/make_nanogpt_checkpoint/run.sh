@@ -3,12 +3,6 @@
 # (installed here if missing). Pass another folder to write there instead.
 set -euo pipefail
 cd "$(dirname "$0")"
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q python3-torch; then
-        $sudo apt-get update -q
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q python3-torch
-    fi
-fi
+source ../python_torch.sh
+ensure_python_torch
 exec /usr/bin/python3 make_checkpoint.py "$@"
