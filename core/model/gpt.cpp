@@ -43,7 +43,8 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Tensor* heads,
-                                               KvCache* cache, size_t layer) {
+                                               KvCache* cache, size_t layer,
+                                               const torch::Tensor& hidden) {
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
     const int64_t hs = C / nHead;
     auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
@@ -70,6 +71,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
         auto future =
             torch::ones({T, past + T}, x.options().dtype(torch::kBool)).triu(/*diagonal=*/past + 1);
         att = att.masked_fill(future, -std::numeric_limits<float>::infinity());
+    }
+    if (hidden.defined()) {
+        att = att.masked_fill(hidden, -std::numeric_limits<float>::infinity());
     }
     att = attn_dropout(torch::softmax(att, /*dim=*/-1));
     auto y = batchedMatmul(att.reshape({B * nHead, T, S}), v.reshape({B * nHead, S, hs}),
@@ -100,13 +104,13 @@ BlockImpl::BlockImpl(const ModelConfig& config) {
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache* cache,
-                                 size_t layer) {
+                                 size_t layer, const torch::Tensor& hidden) {
     const bool any = capture != nullptr;
     auto normed = ln_1(x);
     torch::Tensor heads;
     x = x + attn->forward(normed,
                           any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
-                          cache, layer);
+                          cache, layer, hidden);
     x = x + mlp(ln_2(x));
     if (any) {
         if (capture->wanted.contains(CapturePoint::AttnIn)) {
@@ -152,7 +156,7 @@ Block GptImpl::block(size_t layer) const {
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, Head head,
-                               KvCache* cache) {
+                               KvCache* cache, const torch::Tensor& padding) {
     const int64_t T = idx.size(1);
     const int64_t past = cache ? cache->length : 0;
     if (past + T > m_config.blockSize) {
@@ -183,8 +187,19 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
             capture->embedding = x;
         }
     }
+    torch::Tensor hidden;
+    if (padding.defined() || (cache && cache->padding.defined())) {
+        const auto options = idx.options().dtype(torch::kBool);
+        auto own =
+            padding.defined() ? padding.to(options) : torch::zeros({idx.size(0), T}, options);
+        auto keys = cache && cache->padding.defined() ? torch::cat({cache->padding, own}, 1) : own;
+        hidden = paddingMask(keys, past);
+        if (cache) {
+            cache->padding = keys;
+        }
+    }
     for (size_t l = 0; l < transformer->blocks.size(); ++l) {
-        x = transformer->blocks[l]->forward(x, capture, cache, l);
+        x = transformer->blocks[l]->forward(x, capture, cache, l, hidden);
     }
     if (cache) {
         cache->length += T;
@@ -197,6 +212,14 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
     }
     return nope::linear(transformer->ln_f(x), transformer->wte->weight,
                         {});  // tied head, (B, T, V)
+}
+
+torch::Tensor paddingMask(const torch::Tensor& keyPadding, int64_t past) {
+    const int64_t B = keyPadding.size(0), S = keyPadding.size(1), T = S - past;
+    auto keys = torch::arange(S, keyPadding.options().dtype(torch::kLong)).view({1, S});
+    auto queries = torch::arange(past, S, keys.options()).view({T, 1});
+    auto own = keys == queries;                                           // (T, S)
+    return keyPadding.view({B, 1, 1, S}).logical_and(own.logical_not());  // (B, 1, T, S)
 }
 
 torch::Tensor sinusoidalTable(int64_t positions, int64_t dim) {

@@ -35,6 +35,7 @@ struct HiddenStates {
 struct KvCache {
     std::vector<torch::Tensor> keys;    // per block, (B, nh, T_past, hs)
     std::vector<torch::Tensor> values;  // per block, (B, nh, T_past, hs)
+    torch::Tensor padding;              // (B, T_past) bool when the prompts had a padding mask
     int64_t length = 0;                 // tokens processed so far
 };
 
@@ -52,8 +53,11 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
     explicit CausalSelfAttentionImpl(const ModelConfig& config);
     // x (B, T, C). Writes the concatenated head outputs (before c_proj) to *heads when given.
     // With a cache, x holds only new tokens; their keys and values are appended at `layer`.
+    // `hidden` (B, 1, T, keys) bool, when defined, hides keys from queries on top of the causal
+    // mask (the padding mask, see GptImpl::forward).
     torch::Tensor forward(const torch::Tensor& x, torch::Tensor* heads = nullptr,
-                          KvCache* cache = nullptr, size_t layer = 0);
+                          KvCache* cache = nullptr, size_t layer = 0,
+                          const torch::Tensor& hidden = {});
 
     Linear c_attn{nullptr};  // C -> 3C, q, k, v fused
     Linear c_proj{nullptr};  // C -> C
@@ -78,7 +82,8 @@ struct BlockImpl : torch::nn::Module {
     explicit BlockImpl(const ModelConfig& config);
     // Records this block's attn_in, attn and resid into `capture` at `layer` (0-based) when given.
     torch::Tensor forward(torch::Tensor x, HiddenStates* capture = nullptr,
-                          KvCache* cache = nullptr, size_t layer = 0);
+                          KvCache* cache = nullptr, size_t layer = 0,
+                          const torch::Tensor& hidden = {});
 
     LayerNorm ln_1{nullptr};
     CausalSelfAttention attn{nullptr};
@@ -108,9 +113,12 @@ struct GptImpl : torch::nn::Module {
 
     // idx (B, T) int64 token ids, T <= block size. Returns logits (B, T, V), (B, 1, V) for
     // LastPosition, or the final hidden states before ln_f (B, T, C) for None. With a cache
-    // (causal attention only) idx holds the tokens after the cached ones.
+    // (causal attention only) idx holds the tokens after the cached ones. `padding` (B, T) bool,
+    // when defined, marks padding tokens: no token attends to one but the padding token itself
+    // (the masked objective); a cache keeps the mask for the tokens that follow.
     torch::Tensor forward(const torch::Tensor& idx, HiddenStates* capture = nullptr,
-                          Head head = Head::AllPositions, KvCache* cache = nullptr);
+                          Head head = Head::AllPositions, KvCache* cache = nullptr,
+                          const torch::Tensor& padding = {});
 
     const ModelConfig& config() const { return m_config; }
     Block block(size_t layer) const;
@@ -122,6 +130,10 @@ private:
     torch::Tensor m_sinusoidal;  // (block size, C) fixed table when positional == sinusoidal
 };
 TORCH_MODULE(Gpt);
+
+// Which keys each query may not see because of padding: (B, 1, T, past + T) bool from the
+// padding of every key (B, past + T), each query keeping its own key.
+torch::Tensor paddingMask(const torch::Tensor& keyPadding, int64_t past);
 
 // Vaswani et al.'s fixed table: sin on even dimensions, cos on odd ones. (T, C)
 torch::Tensor sinusoidalTable(int64_t positions, int64_t dim);

@@ -431,10 +431,11 @@ std::vector<Setting> makeTable() {
         // Training
         choice({"objective", S::Training, "train/objective",
                 "lm: next-token loss on every position of windows; answer: the answer tokens "
-                "of padded examples",
+                "of left-padded examples; masked: the same with the padding masked out of "
+                "attention",
                 true},
                [](RunSpec& s) -> Objective& { return s.train.objective; },
-               {Objective::Lm, Objective::Answer}),
+               {Objective::Lm, Objective::Answer, Objective::Masked}),
         choice({"precision", S::Training, "train/precision",
                 "matrix products in fp32 or bf16 (CPU autocast)", true},
                [](RunSpec& s) -> Precision& { return s.train.precision; },
@@ -522,6 +523,11 @@ std::vector<Setting> makeTable() {
             [](RunSpec& s) -> int& { return s.train.data.testSize; }, 1, maxSet),
         unsignedInteger({"data-seed", S::Data, "train/data/seed", "seed of the dataset"},
                         [](RunSpec& s) -> uint64_t& { return s.train.data.seed; }),
+        choice({"addition-data", S::Data, "train/data/addition",
+                "addition pairs: balanced by carry count as the authors drew them, or the "
+                "operand-size buckets alone"},
+               [](RunSpec& s) -> AdditionData& { return s.train.data.addition; },
+               {AdditionData::Balanced, AdditionData::Buckets}),
         // Analysis
         integer(
             {"analysis-samples", S::Analysis, "train/analysis_samples",

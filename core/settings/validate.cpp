@@ -108,7 +108,7 @@ FieldErrors validate(const RunSpec& spec) {
     FieldErrors errors = validate(spec.model);
     append(errors, validate(spec.train, spec.model.blockSize));
     // answer: the padded sequence less its last token; lm: "\n" + prompt, then the answer budget
-    const int needed = spec.train.objective == Objective::Answer
+    const int needed = spec.train.objective != Objective::Lm
                            ? longestPrompt(spec.task) + answerBudget(spec.task) - 1
                            : 1 + longestPrompt(spec.task) + answerBudget(spec.task);
     if (spec.model.blockSize < needed) {
@@ -117,11 +117,22 @@ FieldErrors validate(const RunSpec& spec) {
                                          " sequences (allowed: " + std::to_string(needed) +
                                          " to 4096)"});
     }
-    const int64_t wanted = int64_t{spec.train.data.trainSize} + spec.train.data.testSize;
-    if (wanted > maxExamples(spec.task)) {
+    const DataConfig& data = spec.train.data;
+    const int64_t wanted = int64_t{data.trainSize} + data.testSize;
+    const int64_t most = maxExamples(spec.task, data.addition);
+    if (data.trainSize > maxTrainExamples(spec.task, data.addition)) {
+        errors.push_back(
+            {"train-size", std::to_string(data.trainSize) + " is more than the " +
+                               taskName(spec.task) + " set can hold (allowed: 1 to " +
+                               std::to_string(maxTrainExamples(spec.task, data.addition)) +
+                               (spec.task == TaskKind::Addition
+                                    ? " with {addition-data} " + toString(data.addition)
+                                    : std::string()) +
+                               ")"});
+    } else if (wanted > most) {
         errors.push_back({"train-size", "{train-size} and {test-size} together (" +
                                             std::to_string(wanted) + ") exceed the " +
-                                            std::to_string(maxExamples(spec.task)) + " distinct " +
+                                            std::to_string(most) + " distinct " +
                                             taskName(spec.task) + " examples"});
     }
     return errors;

@@ -5,11 +5,16 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "tasks/addition_data.h"
+#include "util/enum_names.h"
 #include "util/rng.h"
 
 namespace nope {
 
 namespace {
+
+constexpr EnumName<AdditionData> kAdditionData[] = {{AdditionData::Balanced, "balanced"},
+                                                    {AdditionData::Buckets, "buckets"}};
 
 // Collects unique examples; `taken` holds every prompt already used by either set.
 class UniqueDraw {
@@ -26,55 +31,6 @@ public:
 private:
     std::unordered_set<std::string>& m_taken;
 };
-
-std::string additionAnswer(uint64_t a, uint64_t b) {
-    std::string sum = std::to_string(a + b);
-    std::reverse(sum.begin(), sum.end());
-    return sum + "$";
-}
-
-std::string additionPrompt(uint64_t a, uint64_t b) {
-    return "$" + std::to_string(a) + "+" + std::to_string(b) + "=";
-}
-
-// Addition operand pairs by the digit count of the larger operand.
-constexpr std::array<uint64_t, 3> kBucketLimit = {10, 100, 1000};  // operands below this
-constexpr std::array<int, 2> kBucketQuota = {100, 900};            // the third takes the rest
-
-uint64_t bucketPoolSize(int bucket) {
-    const uint64_t hi = kBucketLimit[bucket] * kBucketLimit[bucket];
-    const uint64_t lo = bucket == 0 ? 0 : kBucketLimit[bucket - 1] * kBucketLimit[bucket - 1];
-    return hi - lo;
-}
-
-void drawAddition(std::vector<Example>& out, int count, Rng& rng, UniqueDraw& draw,
-                  std::array<uint64_t, 3>& used) {
-    int remaining = count;
-    for (int bucket = 0; bucket < 3 && remaining > 0; ++bucket) {
-        const uint64_t available = bucketPoolSize(bucket) - used[bucket];
-        uint64_t quota = bucket < 2 ? std::min<uint64_t>(kBucketQuota[bucket], remaining)
-                                    : static_cast<uint64_t>(remaining);
-        quota = std::min(quota, available);
-        const uint64_t limit = kBucketLimit[bucket];
-        const uint64_t below = bucket == 0 ? 0 : kBucketLimit[bucket - 1];
-        uint64_t got = 0;
-        while (got < quota) {
-            const uint64_t a = uniformInt(rng, 0, limit - 1);
-            const uint64_t b = uniformInt(rng, 0, limit - 1);
-            if (std::max(a, b) < below) {
-                continue;  // belongs to a smaller bucket
-            }
-            if (draw.add(out, additionPrompt(a, b), additionAnswer(a, b))) {
-                ++got;
-            }
-        }
-        used[bucket] += got;
-        remaining -= static_cast<int>(got);
-    }
-    if (remaining > 0) {
-        throw std::invalid_argument("addition has no more unique operand pairs");
-    }
-}
 
 std::string drawReversal(Rng& rng, std::string& answer) {
     const std::string n = std::to_string(uniformInt(rng, 0, 9999999999999999ULL));
@@ -135,39 +91,76 @@ void drawUniform(TaskKind task, std::vector<Example>& out, int count, Rng& rng, 
 }  // namespace
 
 TaskData makeTaskData(TaskKind task, const DataConfig& config) {
+    const int64_t most = maxExamples(task, config.addition);
     if (config.trainSize < 1 || config.testSize < 1 ||
-        config.trainSize > kMaxExamples - config.testSize) {
+        config.trainSize > maxTrainExamples(task, config.addition) ||
+        int64_t{config.trainSize} + config.testSize > most) {
         throw std::invalid_argument(
-            "train and test sizes must each be at least 1 and together at most " +
-            std::to_string(kMaxExamples));
+            "train and test sizes must each be at least 1, training at most " +
+            std::to_string(maxTrainExamples(task, config.addition)) + " and together at most " +
+            std::to_string(most));
     }
     TaskData data;
     data.task = task;
     data.train.reserve(config.trainSize);
     data.test.reserve(config.testSize);
     std::unordered_set<std::string> taken;
-    taken.reserve(static_cast<size_t>(config.trainSize + config.testSize) * 2);
     UniqueDraw draw(taken);
     Rng rng(deriveSeed(config.seed, static_cast<uint64_t>(task)));
     if (task == TaskKind::Addition) {
-        std::array<uint64_t, 3> used = {0, 0, 0};
-        drawAddition(data.train, config.trainSize, rng, draw, used);
-        drawAddition(data.test, config.testSize, rng, draw, used);
+        const AdditionPairs pairs =
+            config.addition == AdditionData::Balanced
+                ? drawBalancedAddition(config.trainSize, config.testSize, rng)
+                : drawBucketAddition(config.trainSize, config.testSize, rng);
+        for (uint32_t pair : pairs.train) {
+            data.train.push_back(additionExample(pair));
+        }
+        for (uint32_t pair : pairs.test) {
+            data.test.push_back(additionExample(pair));
+        }
         shuffleInPlace(data.train, rng);  // buckets were drawn in order
         shuffleInPlace(data.test, rng);
     } else {
+        taken.reserve(static_cast<size_t>(config.trainSize + config.testSize) * 2);
         drawUniform(task, data.train, config.trainSize, rng, draw);
         drawUniform(task, data.test, config.testSize, rng, draw);
     }
     return data;
 }
 
-int64_t maxExamples(TaskKind task) {
-    if (task == TaskKind::Addition) {
-        // every one-digit pair, 900 two-digit pairs per set, every three-digit pair
-        return bucketPoolSize(0) + 2 * kBucketQuota[1] + bucketPoolSize(2);
+int64_t maxExamples(TaskKind task, AdditionData scheme) {
+    if (task != TaskKind::Addition) {
+        return kMaxExamples;
     }
-    return kMaxExamples;
+    // buckets: every one-digit pair, 900 two-digit pairs per set, every three-digit pair
+    return scheme == AdditionData::Balanced ? kAdditionPairs : 100 + 2 * 900 + 990000;
+}
+
+int64_t maxTrainExamples(TaskKind task, AdditionData scheme) {
+    if (task == TaskKind::Addition && scheme == AdditionData::Balanced) {
+        return 4 * *std::min_element(pairsPerCarryCount().begin(), pairsPerCarryCount().end());
+    }
+    return maxExamples(task, scheme) - 1;
+}
+
+int carryCount(uint64_t a, uint64_t b) {
+    int carries = 0;
+    int carry = 0;
+    while (a > 0 || b > 0) {
+        carry = (a % 10 + b % 10 + carry) >= 10 ? 1 : 0;
+        carries += carry;
+        a /= 10;
+        b /= 10;
+    }
+    return carries;
+}
+
+std::string toString(AdditionData scheme) {
+    return nameOf(kAdditionData, scheme);
+}
+
+std::optional<AdditionData> parseAdditionData(std::string_view s) {
+    return parseName(kAdditionData, s);
 }
 
 std::vector<Example> sampleExamples(const std::vector<Example>& pool, int n, uint64_t seed) {

@@ -1,5 +1,6 @@
 #include "training/batches.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -60,7 +61,7 @@ Batch BatchSource::nextWindows(int batchSize) {
         std::copy_n(m_stream.begin() + start, T, x + b * T);
         std::copy_n(m_stream.begin() + start + 1, T, y + b * T);
     }
-    return {inputs, targets};
+    return {inputs, targets, {}};
 }
 
 Batch BatchSource::nextAnswers(int batchSize) {
@@ -83,12 +84,21 @@ Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
     auto targets = torch::full({B, T}, kIgnoreIndex, torch::kLong);
     int64_t* x = inputs.data_ptr<int64_t>();
     int64_t* y = targets.data_ptr<int64_t>();
+    torch::Tensor padding;
+    bool* pad = nullptr;
+    if (m_objective == Objective::Masked) {
+        padding = torch::zeros({B, T}, torch::kBool);
+        pad = padding.data_ptr<bool>();
+    }
     for (int64_t b = 0; b < B; ++b) {
         const Example& e = examples[b];
         std::string line = leftPad(e.prompt, P) + trainingLine(m_task, e).substr(e.prompt.size());
         if (static_cast<int64_t>(line.size()) > L || static_cast<int>(e.prompt.size()) > P) {
             throw std::invalid_argument("example '" + e.text() + "' does not fit " +
                                         std::to_string(L) + " tokens");
+        }
+        if (pad) {
+            std::fill_n(pad + b * T, P - e.prompt.size(), true);
         }
         const int64_t answerEnd = static_cast<int64_t>(line.size());  // exclusive
         line.resize(L, '\n');
@@ -100,7 +110,7 @@ Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
             y[b * T + t] = vocab::encode(line[t + 1]);
         }
     }
-    return {inputs, targets};
+    return {inputs, targets, padding};
 }
 
 std::string BatchSource::rngState() const {

@@ -5,6 +5,8 @@
 //   answer  random examples: the prompt left-padded with '\n' to the task's longest prompt (as
 //           greedy decoding sees it), then the answer and its terminator, then '\n' up to one
 //           common length; targets only on the answer and its terminator, -1 elsewhere.
+//   masked  as answer, and the batch marks the left padding for the model to mask out of
+//           attention.
 #pragma once
 
 #include <torch/torch.h>
@@ -23,6 +25,7 @@ inline constexpr int64_t kIgnoreIndex = -1;  // target of positions without loss
 struct Batch {
     torch::Tensor inputs;   // (B, T) int64
     torch::Tensor targets;  // (B, T) int64, kIgnoreIndex where no loss
+    torch::Tensor padding;  // (B, T) bool, the left padding; defined for the masked objective
 };
 
 // The text an example is trained on: its line plus the terminator the decoder must produce
@@ -37,7 +40,8 @@ public:
                 int windowLength, uint64_t seed);
 
     Batch next(int batchSize);
-    // Every example once, in order, in answer-objective form (for the test loss).
+    // Every example once, in order, in answer-objective form (for the test loss), with the
+    // padding marked for the masked objective.
     Batch answerBatch(const std::vector<Example>& examples) const;
 
     // The RNG state as text, for checkpoints.

@@ -36,6 +36,20 @@ private:
     torch::NoGradGuard m_noGrad;
 };
 
+// The left padding of decoding inputs (B, P): the characters before each example's prompt.
+torch::Tensor leadingPadding(const std::vector<std::string>& texts,
+                             const std::vector<Example>& examples,
+                             const std::vector<size_t>& members, size_t start) {
+    const auto B = static_cast<int64_t>(texts.size());
+    const auto P = static_cast<int64_t>(texts.front().size());
+    auto padding = torch::zeros({B, P}, torch::kBool);
+    bool* pad = padding.data_ptr<bool>();
+    for (int64_t b = 0; b < B; ++b) {
+        std::fill_n(pad + b * P, P - examples[members[start + b]].prompt.size(), true);
+    }
+    return padding;
+}
+
 }  // namespace
 
 torch::Tensor languageModelLoss(const torch::Tensor& logits, const torch::Tensor& targets) {
@@ -44,11 +58,12 @@ torch::Tensor languageModelLoss(const torch::Tensor& logits, const torch::Tensor
         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreIndex));
 }
 
-torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps) {
+torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps,
+                           const torch::Tensor& padding) {
     std::vector<torch::Tensor> out;
     if (model.config().attention == AttentionKind::Causal) {
         KvCache cache;
-        auto logits = model.forward(prompts, nullptr, Head::LastPosition, &cache);
+        auto logits = model.forward(prompts, nullptr, Head::LastPosition, &cache, padding);
         for (int s = 0; s < steps; ++s) {
             auto next = logits.select(1, 0).argmax(-1, /*keepdim=*/true);  // (B, 1)
             out.push_back(next);
@@ -58,11 +73,15 @@ torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int ste
         }
     } else {
         auto sequence = prompts;
+        auto mask = padding;
         for (int s = 0; s < steps; ++s) {
-            auto logits = model.forward(sequence, nullptr, Head::LastPosition);
+            auto logits = model.forward(sequence, nullptr, Head::LastPosition, nullptr, mask);
             auto next = logits.select(1, 0).argmax(-1, /*keepdim=*/true);
             out.push_back(next);
             sequence = torch::cat({sequence, next}, 1);
+            if (mask.defined()) {  // generated tokens are never padding
+                mask = torch::cat({mask, torch::zeros_like(next, mask.options())}, 1);
+            }
         }
     }
     return torch::cat(out, 1);
@@ -86,7 +105,7 @@ bool Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced,
     std::map<size_t, std::vector<size_t>> groups;
     std::vector<std::string> inputs(m_examples.size());
     for (size_t i = 0; i < m_examples.size(); ++i) {
-        inputs[i] = m_objective == Objective::Answer
+        inputs[i] = m_objective != Objective::Lm
                         ? leftPad(m_examples[i].prompt, longestPrompt(m_task))
                         : "\n" + m_examples[i].prompt;
         groups[inputs[i].size()].push_back(i);
@@ -103,8 +122,13 @@ bool Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced,
             for (size_t m = start; m < end; ++m) {
                 texts.push_back(inputs[members[m]]);
             }
+            torch::Tensor padding;
+            if (m_objective == Objective::Masked) {
+                padding = leadingPadding(texts, m_examples, members, start).to(m_device);
+            }
             const auto generated =
-                greedyDecode(model, encodeBatch(texts).to(m_device), steps).to(torch::kCPU);
+                greedyDecode(model, encodeBatch(texts).to(m_device), steps, padding)
+                    .to(torch::kCPU);
             const int64_t* ids = generated.data_ptr<int64_t>();
             for (size_t m = start; m < end; ++m) {
                 std::string& text = produced[members[m]];
@@ -141,7 +165,8 @@ double Evaluator::testLoss(GptImpl& model, const std::atomic<bool>* cancel) {
             m_examples.begin() + start,
             m_examples.begin() + std::min(m_examples.size(), start + kDecodeBatch));
         const Batch batch = m_lossWindows.answerBatch(chunk);
-        const auto logits = model.forward(batch.inputs.to(m_device));
+        const auto logits = model.forward(batch.inputs.to(m_device), nullptr, Head::AllPositions,
+                                          nullptr, batch.padding);
         sum += languageModelLoss(logits, batch.targets.to(m_device)).item<double>() *
                double(chunk.size());
         count += static_cast<int>(chunk.size());

@@ -16,8 +16,10 @@
 namespace nope {
 
 // Greedy continuation: prompts (B, P) int64 -> the next `steps` tokens (B, steps). Uses a
-// key/value cache under causal attention, full recomputation otherwise.
-torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps);
+// key/value cache under causal attention, full recomputation otherwise. `padding` (B, P) bool,
+// when defined, masks the prompts' padding out of attention (the masked objective).
+torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps,
+                           const torch::Tensor& padding = {});
 
 class Evaluator {
 public:

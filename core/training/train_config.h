@@ -17,7 +17,9 @@ namespace nope {
 
 // lm: next-token loss on every position of windows cut from the joined training examples.
 // answer: whole examples left-padded to one length, loss on the answer tokens only.
-enum class Objective { Lm, Answer };
+// masked: as answer, with the left padding masked out of attention (no token attends to a
+// padding token but the padding itself), as the authors' per-example training does.
+enum class Objective { Lm, Answer, Masked };
 enum class Precision { Fp32, Bf16 };
 enum class DeviceKind { Cpu, Cuda };
 

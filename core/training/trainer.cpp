@@ -133,7 +133,8 @@ Trainer::StepResult Trainer::trainStep(int iteration) {
     DropoutStream dropoutSeeds(deriveSeed(m_trainConfig.seed, 0x10000000ULL + iteration));
     {
         AutocastScope autocast(m_trainConfig.precision == Precision::Bf16);
-        const auto logits = m_model->forward(batch.inputs.to(m_device));
+        const auto logits = m_model->forward(batch.inputs.to(m_device), nullptr, Head::AllPositions,
+                                             nullptr, batch.padding);
         loss = languageModelLoss(logits, batch.targets.to(m_device));
     }
     const double value = loss.item<double>();

@@ -1,9 +1,13 @@
 // The four task generators, the vocabulary, padding and answer checking.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <map>
 #include <regex>
 #include <set>
 
+#include "tasks/addition_data.h"
 #include "tasks/dataset.h"
 #include "tasks/task.h"
 #include "tasks/vocab.h"
@@ -130,8 +134,10 @@ TEST(Tasks, DeterministicBySeed) {
     }
 }
 
-TEST(Tasks, AdditionBalancesOperandDigits) {
-    const TaskData& data = dataFor(TaskKind::Addition);
+TEST(Tasks, AdditionBucketsBalanceOperandDigits) {
+    DataConfig config;
+    config.addition = AdditionData::Buckets;
+    const TaskData data = makeTaskData(TaskKind::Addition, config);
     auto bucketOf = [](const Example& e) {
         const size_t plus = e.prompt.find('+');
         const size_t a = plus - 1, b = e.prompt.size() - plus - 2;
@@ -152,9 +158,80 @@ TEST(Tasks, AdditionBalancesOperandDigits) {
     EXPECT_EQ(test[3], 9100);
 }
 
+int operandDigits(const Example& e) {
+    const size_t plus = e.prompt.find('+');
+    return static_cast<int>(std::max(plus - 1, e.prompt.size() - plus - 2));
+}
+
+std::array<int, 4> carryHistogram(const std::vector<Example>& examples) {
+    std::array<int, 4> counts = {0, 0, 0, 0};
+    for (const auto& e : examples) {
+        const size_t plus = e.prompt.find('+');
+        const uint64_t a = std::stoull(e.prompt.substr(1, plus - 1));
+        const uint64_t b = std::stoull(e.prompt.substr(plus + 1));
+        ++counts[carryCount(a, b)];
+    }
+    return counts;
+}
+
+TEST(Tasks, CarryCount) {
+    EXPECT_EQ(carryCount(0, 0), 0);
+    EXPECT_EQ(carryCount(123, 456), 0);
+    EXPECT_EQ(carryCount(5, 5), 1);
+    EXPECT_EQ(carryCount(95, 5), 2);
+    EXPECT_EQ(carryCount(999, 1), 3);
+    EXPECT_EQ(carryCount(555, 545), 3);
+    EXPECT_EQ(carryCount(909, 91), 3);  // 9+1, 0+9+1, 9+0+1
+    const std::vector<int64_t> expected = {166375, 358875, 338625, 136125};
+    EXPECT_EQ(pairsPerCarryCount(), expected);
+}
+
+// The authors' training set: every one-digit pair, a quarter of the set per carry count, and
+// a test set drawn uniformly from the pairs left.
+TEST(Tasks, AdditionBalancedByCarries) {
+    const TaskData& data = dataFor(TaskKind::Addition);  // the default: balanced
+    const std::array<int, 4> train = carryHistogram(data.train);
+    for (int carries = 0; carries < 4; ++carries) {
+        EXPECT_EQ(train[carries], 2500) << carries << " carries";
+    }
+    std::map<int, int> digits;
+    int belowHundred = 0;
+    for (const auto& e : data.train) {
+        ++digits[operandDigits(e)];
+        belowHundred += operandDigits(e) <= 2 ? 1 : 0;
+    }
+    EXPECT_EQ(digits[1], 100);  // every one-digit pair
+    // 900 drawn below 100, and the three-digit bucket draws below 1000, small pairs included
+    EXPECT_GE(belowHundred, 1000);
+    EXPECT_LT(belowHundred, 1200);
+    // the test set: none of the training pairs, and carries as they fall among all pairs
+    // (16.6%, 35.9%, 33.9%, 13.6%; the 10,000 training pairs shift them by well under 1%)
+    const std::array<int, 4> test = carryHistogram(data.test);
+    const std::vector<int64_t>& all = pairsPerCarryCount();
+    for (int carries = 0; carries < 4; ++carries) {
+        EXPECT_NEAR(test[carries] / 10000.0, all[carries] / 1e6, 0.02) << carries << " carries";
+    }
+    EXPECT_EQ(std::count_if(data.test.begin(), data.test.end(),
+                            [](const Example& e) { return operandDigits(e) == 1; }),
+              0);
+    // a set not divisible by four: each carry count holds at most a quarter, rounded up
+    const TaskData small = makeTaskData(TaskKind::Addition, DataConfig{202, 50, 3});
+    const std::array<int, 4> counts = carryHistogram(small.train);
+    EXPECT_EQ(small.train.size(), 202u);
+    EXPECT_LE(counts[1], 51);
+    EXPECT_LE(counts[2], 51);
+    EXPECT_LE(counts[3], 51);
+    EXPECT_EQ(counts[0], 55);  // the one-digit pairs without a carry all go in regardless
+}
+
 TEST(Tasks, RejectsImpossibleSizes) {
     EXPECT_THROW(makeTaskData(TaskKind::Reversal, DataConfig{0, 10, 1}), std::invalid_argument);
     EXPECT_THROW(makeTaskData(TaskKind::Reversal, DataConfig{10, kMaxExamples, 1}),
+                 std::invalid_argument);
+    // balanced addition: four times the 136,125 pairs with three carries
+    EXPECT_EQ(maxTrainExamples(TaskKind::Addition), 544500);
+    EXPECT_EQ(maxTrainExamples(TaskKind::Addition, AdditionData::Buckets), 991899);
+    EXPECT_THROW(makeTaskData(TaskKind::Addition, DataConfig{544501, 10, 1}),
                  std::invalid_argument);
 }
 

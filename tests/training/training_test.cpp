@@ -88,13 +88,30 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
             EXPECT_EQ(preset->train.decaySteps, preset->train.steps) << name;
         }
     }
-    const Preset paper = *makePreset("paper", TaskKind::Reversal);
+    // The authors' configuration files: addition (the defaults) and rev16, wherex9, order.
+    const Preset paper = *makePreset("paper", TaskKind::Addition);
     EXPECT_EQ(parameterCount(paper.model), 10658688);
+    EXPECT_EQ(paper.model.dropout, 0.2);
     EXPECT_EQ(paper.train.batchSize, 256);
     EXPECT_EQ(paper.train.windowLength, 256);
+    EXPECT_EQ(paper.train.steps, 5000);
     EXPECT_DOUBLE_EQ(paper.train.learningRate, 2.6441e-4);
+    EXPECT_EQ(paper.train.warmupSteps, 400);
     EXPECT_EQ(paper.train.objective, Objective::Lm);
     EXPECT_EQ(paper.train.precision, Precision::Bf16);
+    EXPECT_EQ(paper.train.data.addition, AdditionData::Balanced);
+    for (TaskKind task : {TaskKind::Reversal, TaskKind::Indexing, TaskKind::Ordering}) {
+        const Preset p = *makePreset("paper", task);
+        EXPECT_EQ(p.model.dropout, 0.2);
+        EXPECT_EQ(p.train.objective, Objective::Lm);
+        EXPECT_EQ(p.train.windowLength, 256);
+        EXPECT_EQ(p.train.batchSize, 4096);
+        EXPECT_EQ(p.train.steps, 2000);
+        EXPECT_EQ(p.train.decaySteps, 2000);
+        EXPECT_DOUBLE_EQ(p.train.learningRate, 2.6441e-5);
+        EXPECT_EQ(p.train.warmupSteps, 400);
+        EXPECT_DOUBLE_EQ(p.train.beta2, 0.99);
+    }
     EXPECT_FALSE(makePreset("slow", TaskKind::Addition).has_value());
 
     // The quick preset: the setup measured on the 2-core machine (README, "Presets").
@@ -111,6 +128,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
+    EXPECT_EQ(quick.train.data.addition, AdditionData::Buckets);  // as measured
     EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 2000);
     EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
 }
@@ -223,6 +241,57 @@ TEST(Batches, AnswerTargetsCoverOnlyTheAnswer) {
     }
 }
 
+TEST(Batches, MaskedObjectiveMarksTheLeftPadding) {
+    const TaskData data = makeTaskData(TaskKind::Addition, DataConfig{200, 10, 1});
+    BatchSource masked(TaskKind::Addition, data.train, Objective::Masked, 40, 9);
+    BatchSource answer(TaskKind::Addition, data.train, Objective::Answer, 40, 9);
+    const std::vector<Example> examples = {data.train[0], data.train[1], data.train[2]};
+    const Batch a = answer.answerBatch(examples);
+    const Batch m = masked.answerBatch(examples);
+    EXPECT_FALSE(a.padding.defined());
+    ASSERT_TRUE(m.padding.defined());
+    EXPECT_TRUE(torch::equal(a.inputs, m.inputs));  // the same sequences and targets
+    EXPECT_TRUE(torch::equal(a.targets, m.targets));
+    const int P = longestPrompt(TaskKind::Addition);
+    for (size_t b = 0; b < examples.size(); ++b) {
+        const int64_t pad = P - static_cast<int64_t>(examples[b].prompt.size());
+        EXPECT_EQ(m.padding[b].sum().item<int64_t>(), pad);
+        EXPECT_TRUE(m.padding[b].slice(0, 0, pad).all().item<bool>());
+    }
+}
+
+// With the padding masked, what stands in the padding cannot change any other position: the
+// logits after the padding, and the decoded answers, are the same whatever the padding holds.
+TEST(Decoding, MaskedPaddingIsInvisible) {
+    torch::manual_seed(4);
+    Gpt model(tinyModel());
+    initializeWeights(*model);
+    model->eval();
+    torch::NoGradGuard noGrad;
+    auto tokens = torch::randint(0, 96, {2, 12}, torch::kLong);
+    auto padding = torch::zeros({2, 12}, torch::kBool);
+    padding[0].slice(0, 0, 5).fill_(true);
+    padding[1].slice(0, 0, 2).fill_(true);
+    auto other = tokens.clone();
+    other.masked_scatter_(padding, torch::randint(0, 96, {7}, torch::kLong));
+    const auto x = model->forward(tokens, nullptr, Head::AllPositions, nullptr, padding);
+    const auto y = model->forward(other, nullptr, Head::AllPositions, nullptr, padding);
+    const auto real = padding.logical_not().unsqueeze(-1).expand_as(x);
+    EXPECT_TRUE(torch::allclose(x.masked_select(real), y.masked_select(real), 1e-4, 1e-5));
+    const auto unmasked = model->forward(other, nullptr, Head::AllPositions);
+    EXPECT_FALSE(torch::allclose(x.masked_select(real), unmasked.masked_select(real), 1e-4, 1e-5));
+    // decoding with a cache keeps the mask for the generated tokens
+    EXPECT_TRUE(torch::equal(greedyDecode(*model, tokens, 5, padding),
+                             greedyDecode(*model, other, 5, padding)));
+    ModelConfig bidirectional = tinyModel();
+    bidirectional.attention = AttentionKind::Bidirectional;
+    Gpt both(bidirectional);
+    initializeWeights(*both);
+    both->eval();
+    EXPECT_TRUE(torch::equal(greedyDecode(*both, tokens, 3, padding),
+                             greedyDecode(*both, other, 3, padding)));
+}
+
 TEST(Decoding, CachedStepsMatchFullRecomputation) {
     torch::manual_seed(2);
     Gpt model(tinyModel());
@@ -275,6 +344,18 @@ TEST(Trainer, TinyModelLearnsATinyTask) {
     EXPECT_LT(losses.back(), 2.0);     // mean training loss over the run
     EXPECT_LT(result.testLoss, 0.3);   // from about 4.6 (ln 96) at init
     EXPECT_GT(result.accuracy, 80.0);  // exact match; an untrained model gets 0
+}
+
+TEST(Trainer, MaskedObjectiveTrains) {
+    const ModelConfig m = tinyModel();
+    Trainer trainer(TaskKind::Addition, m, tinyTrain(Objective::Masked));
+    const double first = trainer.stepOnce();
+    double last = first;
+    for (int i = 0; i < 15; ++i) {
+        last = trainer.stepOnce();
+    }
+    EXPECT_TRUE(std::isfinite(last));
+    EXPECT_LT(last, first);
 }
 
 TEST(Trainer, SameSeedSameLossCurve) {
