@@ -113,7 +113,14 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
                                                       {set.adjacencyCurves, "adjacency_curves"},
                                                       {set.trainingCurves, "training_curves"},
                                                       {set.probeBars, "probe_bars"},
-                                                      {set.probeScatter, "probe_scatter"}};
+                                                      {set.probeScatter, "probe_scatter"},
+                                                      {set.comparedAdjacency, "compared_adjacency"},
+                                                      {set.comparedAccuracy, "compared_accuracy"},
+                                                      {set.sideA, "side_a"},
+                                                      {set.sideB, "side_b"},
+                                                      {set.sideDifference, "side_difference"},
+                                                      {set.sweepHeatmap, "sweep_heatmap"},
+                                                      {set.sweepLines, "sweep_lines"}};
     for (const auto& [plot, name] : plots) {
         for (const char* suffix : {"png", "pdf", "svg"}) {
             if (plot) {
@@ -125,6 +132,12 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
         check(saveTable(d.filePath(QString("scores.") + suffix), set.scores));
         if (!set.probes.rows.isEmpty()) {
             check(saveTable(d.filePath(QString("probes.") + suffix), set.probes));
+        }
+        if (!set.sweepSummary.rows.isEmpty()) {
+            check(saveTable(d.filePath(QString("sweep_summary.") + suffix), set.sweepSummary));
+        }
+        if (!set.comparedScores.rows.isEmpty()) {
+            check(saveTable(d.filePath(QString("compared_scores.") + suffix), set.comparedScores));
         }
     }
     check(saveText(d.filePath("config.json"), set.config));

@@ -30,13 +30,25 @@ struct ExportSet {
     QCustomPlot* trainingCurves = nullptr;
     QCustomPlot* probeBars = nullptr;     // skipped when null
     QCustomPlot* probeScatter = nullptr;  // skipped when null
+    // The Compare tab's figures, skipped when null (no runs ticked)
+    QCustomPlot* comparedAdjacency = nullptr;
+    QCustomPlot* comparedAccuracy = nullptr;
+    QCustomPlot* sideA = nullptr;
+    QCustomPlot* sideB = nullptr;
+    QCustomPlot* sideDifference = nullptr;
+    QCustomPlot* sweepHeatmap = nullptr;  // the Sweep tab's figures, skipped when null
+    QCustomPlot* sweepLines = nullptr;
     TableData scores;
-    TableData probes;   // skipped when it has no rows
-    QByteArray config;  // the run's settings as JSON
+    TableData probes;          // skipped when it has no rows
+    TableData comparedScores;  // skipped when it has no rows
+    TableData sweepSummary;    // skipped when it has no rows
+    QByteArray config;         // the run's settings as JSON
 };
 
-// Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter as .png (at
-// `scale`), .pdf and .svg, scores (and probes, when there are any) as .csv, .json and .md, and
+// Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter (and the
+// Compare tab's compared_adjacency, compared_accuracy, side_a, side_b, side_difference and the
+// Sweep tab's sweep_heatmap, sweep_lines when set) as .png (at `scale`), .pdf and .svg, scores (and
+// probes, compared_scores, when there are any, and sweep_summary) as .csv, .json and .md, and
 // config.json into `dir`. Returns the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 

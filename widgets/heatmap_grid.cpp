@@ -74,6 +74,13 @@ void HeatmapGrid::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
+void HeatmapGrid::setScaleLabel(const QString& label) {
+    m_scaleLabel = label;
+    if (m_scale) {
+        m_scale->setLabel(label);
+    }
+}
+
 void HeatmapGrid::setFixedRange(bool fixed) {
     m_fixedRange = fixed;
     fillData();
@@ -147,7 +154,7 @@ void HeatmapGrid::rebuildLayout() {
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
-    m_scale->setLabel("cosine similarity");
+    m_scale->setLabel(m_scaleLabel);
     m_scale->setGradient(heatmapGradient());
     m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
     auto* margins = new QCPMarginGroup(m_plot);

@@ -33,7 +33,8 @@ public:
     const std::vector<Heatmap>& heatmaps() const { return m_maps; }
     // The colour range: [-1, 1] when fixed, else [lowest shown value, highest] over all maps.
     void setFixedRange(bool fixed);
-    void setColumns(int columns);  // 0: chosen to fit the widget's shape
+    void setColumns(int columns);              // 0: chosen to fit the widget's shape
+    void setScaleLabel(const QString& label);  // "cosine similarity" unless set
 
     QCustomPlot* plot() const { return m_plot; }
     // What a cell shows (NaN above the diagonal), read back from the plot: for tests.
@@ -61,6 +62,7 @@ private:
     std::vector<QCPColorMap*> m_colorMaps;
     std::vector<Heatmap> m_maps;
     bool m_fixedRange = false;
+    QString m_scaleLabel = "cosine similarity";
     int m_columns = 0;
     int m_layoutCount = -1;
     int m_layoutColumns = 0;

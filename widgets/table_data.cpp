@@ -1,5 +1,7 @@
 #include "widgets/table_data.h"
 
+#include <QTableWidget>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -70,6 +72,20 @@ QString toMarkdown(const TableData& table) {
         out += line(row);
     }
     return out;
+}
+
+void showTable(QTableWidget* widget, const TableData& table) {
+    widget->setColumnCount(static_cast<int>(table.header.size()));
+    widget->setHorizontalHeaderLabels(table.header);
+    widget->setRowCount(static_cast<int>(table.rows.size()));
+    for (int r = 0; r < table.rows.size(); ++r) {
+        for (int c = 0; c < table.header.size(); ++c) {
+            auto* item = new QTableWidgetItem(table.rows[r].value(c));
+            item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+            widget->setItem(r, c, item);
+        }
+    }
+    widget->resizeColumnsToContents();
 }
 
 }  // namespace nope::ui

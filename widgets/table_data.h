@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+class QTableWidget;
+
 namespace nope::ui {
 
 struct TableData {
@@ -19,5 +21,8 @@ QString toCsv(const TableData& table);
 QByteArray toJson(const TableData& table);
 // A GitHub-style pipe table.
 QString toMarkdown(const TableData& table);
+
+// Shows the table in a table widget (read-only cells, columns fitted to their contents).
+void showTable(QTableWidget* widget, const TableData& table);
 
 }  // namespace nope::ui

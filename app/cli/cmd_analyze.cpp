@@ -46,6 +46,7 @@ int runAnalyze(const Args& args) {
     std::string out;
     int threads = 0;
     bool json = false;
+    bool check = false;
     ModelSource source;
     const DataConfig data;
 
@@ -68,6 +69,7 @@ int runAnalyze(const Args& args) {
     flags.addString("out", &out, "folder for scores.csv, scores.json and matrices/", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("json", &json, "print scores.json to stdout instead of the table");
+    flags.addSwitch("check", &check, kCheckHelp);
     if (auto error = flags.parse(args)) {
         return usageError("analyze", *error);
     }
@@ -95,6 +97,9 @@ int runAnalyze(const Args& args) {
     }
     if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
         return usageError("analyze", "--out: '" + out + "' is a file (allowed: a folder)");
+    }
+    if (check) {
+        return kExitOk;
     }
     CaptureSet pointSet;
     for (const auto& p : points) {

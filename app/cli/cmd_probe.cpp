@@ -115,6 +115,7 @@ int runProbe(const Args& args) {
     std::string out;
     int threads = 0;
     bool json = false;
+    bool check = false;
     ModelSource source;
 
     FlagSet flags(
@@ -144,6 +145,7 @@ int runProbe(const Args& args) {
     flags.addString("out", &out, "folder for probes.csv, probes.json and predictions.csv", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("json", &json, "print probes.json to stdout instead of the table");
+    flags.addSwitch("check", &check, kCheckHelp);
     if (auto error = flags.parse(withPromptLength(args))) {
         return usageError("probe", *error);
     }
@@ -190,6 +192,9 @@ int runProbe(const Args& args) {
     }
     if (!out.empty() && std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
         return usageError("probe", "--out: '" + out + "' is a file (allowed: a folder)");
+    }
+    if (check) {
+        return kExitOk;
     }
     config.keepPredictions = config.testStrings;  // predictions.csv holds every test string
 

@@ -33,17 +33,6 @@ void onInterrupt(int) {
     std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
 
-std::string duration(double seconds) {
-    const int s = static_cast<int>(seconds + 0.5);
-    char text[32];
-    if (s >= 3600) {
-        std::snprintf(text, sizeof text, "%dh%02dm", s / 3600, (s % 3600) / 60);
-    } else {
-        std::snprintf(text, sizeof text, "%dm%02ds", s / 60, s % 60);
-    }
-    return text;
-}
-
 void printProgress(const Snapshot& p, bool best) {
     std::printf(
         "step %6d/%-6d loss %s  test %s  acc %6.2f%%%s  lr %.2e  %s tok/s  eval %.1fs  "
@@ -52,7 +41,7 @@ void printProgress(const Snapshot& p, bool best) {
         std::isfinite(p.eval.testLoss) ? fixed(p.eval.testLoss, 4).c_str() : "     -",
         p.eval.accuracy, best ? "*" : " ", p.learningRate,
         withCommas(static_cast<int64_t>(p.tokensPerSecond)).c_str(), p.eval.seconds,
-        duration(p.etaSeconds).c_str());
+        clockDuration(p.etaSeconds).c_str());
     std::fflush(stdout);
 }
 
@@ -99,6 +88,7 @@ struct RunPlan {
     fs::path out;
     std::string preset;
     bool resumed = false;
+    bool checkOnly = false;  // --check: everything parsed and checked, the trainer built; no run
 };
 
 // Parses `train --resume DIR [--steps N] [--threads N]`.
@@ -114,10 +104,12 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
                  "the final learning rate",
                  1, 10000000);
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
+    flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
     if (auto error = flags.parse(args)) {
         return usageError("train",
                           *error + (error->find("unknown flag") == 0
-                                        ? "; with --resume only --steps and --threads apply"
+                                        ? "; with --resume only --steps, --threads and --check "
+                                          "apply"
                                         : ""));
     }
     if (flags.helpRequested()) {
@@ -174,6 +166,7 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "run folder (default runs/cli-<task>-<preset>-<time>, under $NOPESCOPE_RUNS when set)",
         "DIR");
     flags.addString("resume", &out, "continue the run in DIR (see the second usage line)", "DIR");
+    flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
     if (auto error = flags.parse(args)) {
         return usageError("train", *error);
     }
@@ -223,6 +216,9 @@ int runTrain(const Args& args) {
     configureRuntime(0);
     if (auto exit = resume ? planResume(args, plan) : planFresh(args, plan)) {
         return *exit;
+    }
+    if (plan.checkOnly) {
+        return kExitOk;
     }
     Trainer& trainer = *plan.trainer;
     nlohmann::json config = trainer.configJson();

@@ -13,11 +13,18 @@ inline constexpr int kExitUsage = 2;
 
 using Args = std::vector<std::string>;
 
+// The help of --check (analyze, probe, train): the sweep checks every command this way before it
+// runs any.
+inline constexpr const char* kCheckHelp =
+    "parse and check every flag, then exit (status 0, or 2 with the problem) without doing any "
+    "work";
+
 int runInfo(const Args& args);
 int runAnalyze(const Args& args);
 int runTrain(const Args& args);
 int runBench(const Args& args);
 int runProbe(const Args& args);
+int runSweep(const Args& args);
 
 // Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.
 int usageError(const std::string& command, const std::string& message);

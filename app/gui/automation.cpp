@@ -12,9 +12,14 @@
 
 #include "cli/flags.h"
 #include "gui/main_window.h"
+#include "gui/sweep_runner.h"
 #include "training/presets.h"
+#include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/probe_tab.h"
+#include "widgets/run_browser.h"
+#include "widgets/side_by_side.h"
+#include "widgets/sweep_tab.h"
 #include "widgets/theme.h"
 
 namespace nope::gui {
@@ -42,6 +47,11 @@ bool Automation::configure(const QStringList& arguments) {
                     "start training, close the window after that many seconds and print the time "
                     "of the close request (epoch ms)",
                     0.001, 1e6);
+    std::string compare;
+    flags.addString("compare", &compare,
+                    "open the Compare tab on the run folders under ROOT, every run ticked", "ROOT");
+    std::string sweep;
+    flags.addString("sweep", &sweep, "open the Sweep tab on the sweep folder DIR", "DIR");
     flags.addChoice("task", &task, "the task of the scripted run", cli::taskNames());
     flags.addInt("steps", &m_steps, "steps of the scripted run", 1, 10000000);
     flags.addInt("snapshot-every", &m_snapshotEvery,
@@ -66,6 +76,8 @@ bool Automation::configure(const QStringList& arguments) {
         return false;
     }
     m_screenshots = QString::fromStdString(screenshots);
+    m_compare = QString::fromStdString(compare);
+    m_sweep = QString::fromStdString(sweep);
     m_task = QString::fromStdString(task);
     m_theme = QString::fromStdString(theme);
     return true;
@@ -74,6 +86,14 @@ bool Automation::configure(const QStringList& arguments) {
 void Automation::start() {
     if (!m_theme.isEmpty()) {
         ui::applyTheme(m_theme);
+    }
+    if (!m_compare.isEmpty()) {
+        QTimer::singleShot(300, this, &Automation::showComparison);
+        return;
+    }
+    if (!m_sweep.isEmpty()) {
+        QTimer::singleShot(300, this, &Automation::showSweep);
+        return;
     }
     if (m_screenshots.isEmpty() && !m_measure && m_closeAfter <= 0) {
         return;
@@ -157,6 +177,46 @@ void Automation::onReady() {
         screenshot("window-init.png");
         m_window.startTraining();
     }
+}
+
+void Automation::showComparison() {
+    m_window.resize(1600, 950);
+    ui::CompareTab* compare = m_window.compare();
+    compare->browser()->setRoot(m_compare);
+    m_window.viewTabs()->setCurrentWidget(compare);
+    for (int row = 0; row < static_cast<int>(compare->browser()->runs().size()); ++row) {
+        compare->browser()->setChecked(row, true);
+    }
+    if (m_screenshots.isEmpty()) {
+        return;
+    }
+    QDir().mkpath(m_screenshots);
+    QTimer::singleShot(600, this, [this, compare] {
+        screenshot("window-compare.png");
+        compare->views()->setCurrentWidget(compare->sideBySide());
+        QTimer::singleShot(600, this, [this] {
+            screenshot("window-side-by-side.png");
+            QApplication::quit();
+        });
+    });
+}
+
+void Automation::showSweep() {
+    m_window.resize(1600, 950);
+    m_window.viewTabs()->setCurrentWidget(m_window.sweep());
+    m_window.sweepRunner()->open(m_sweep);
+    if (m_screenshots.isEmpty()) {
+        return;
+    }
+    QDir().mkpath(m_screenshots);
+    QTimer::singleShot(600, this, [this] {
+        screenshot("window-sweep.png");
+        m_window.sweep()->figures()->setCurrentIndex(1);
+        QTimer::singleShot(600, this, [this] {
+            screenshot("window-sweep-lines.png");
+            QApplication::quit();
+        });
+    });
 }
 
 void Automation::finish() {

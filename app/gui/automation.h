@@ -7,6 +7,11 @@
 //   --snapshot-every N  snapshot interval of those runs (default steps / 12).
 //   --batch N, --layers N  batch size and depth instead of the quick preset's.
 //   --theme NAME        system, light or dark (also without the options above).
+//   --compare ROOT      open the Compare tab on the runs under ROOT, every run ticked; with
+//                       --screenshots DIR, save DIR/window-compare.png and
+//                       DIR/window-side-by-side.png and quit instead of training.
+//   --sweep DIR         open the Sweep tab on the sweep folder DIR; with --screenshots DIR2,
+//                       save DIR2/window-sweep.png (heatmap) and window-sweep-lines.png, quit.
 //   --close-after S     start training the quick preset, close the window after S seconds and
 //                       print the time of the close request (epoch ms) to time the exit.
 #pragma once
@@ -42,6 +47,8 @@ private:
     void onSnapshot();
     void onReady();
     void finish();
+    void showComparison();
+    void showSweep();
 
     MainWindow& m_window;
     QString m_screenshots;
@@ -52,6 +59,8 @@ private:
     int m_layers = 0;
     QString m_task = "addition";
     QString m_theme;
+    QString m_compare;
+    QString m_sweep;
     double m_closeAfter = 0.0;
     bool m_initShot = false;
     bool m_helpShown = false;

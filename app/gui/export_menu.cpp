@@ -32,6 +32,13 @@ void ExportMenu::addTo(QMenu* file) {
         {"&Training curves...", &Set::trainingCurves, "training_curves"},
         {"&Probe bars...", &Set::probeBars, "probe_bars"},
         {"Probe s&catter...", &Set::probeScatter, "probe_scatter"},
+        {"Compared a&djacency curves...", &Set::comparedAdjacency, "compared_adjacency"},
+        {"Compared acc&uracy curves...", &Set::comparedAccuracy, "compared_accuracy"},
+        {"Side by side: A...", &Set::sideA, "side_a"},
+        {"Side by side: B...", &Set::sideB, "side_b"},
+        {"Side by side: A - B...", &Set::sideDifference, "side_difference"},
+        {"S&weep heatmap...", &Set::sweepHeatmap, "sweep_heatmap"},
+        {"Sweep &lines...", &Set::sweepLines, "sweep_lines"},
     };
     for (const auto& f : figures) {
         menu->addAction(f.label, this, [this, f] { exportPlot(f.plot, f.name); });
@@ -40,6 +47,12 @@ void ExportMenu::addTo(QMenu* file) {
                     [this] { exportTable(&Set::scores, "Export score table", "scores.csv"); });
     menu->addAction("P&robe table...", this,
                     [this] { exportTable(&Set::probes, "Export probe table", "probes.csv"); });
+    menu->addAction("Compared sc&ores...", this, [this] {
+        exportTable(&Set::comparedScores, "Export compared scores", "compared_scores.csv");
+    });
+    menu->addAction("Sweep su&mmary...", this, [this] {
+        exportTable(&Set::sweepSummary, "Export sweep summary", "sweep_summary.csv");
+    });
     menu->addAction("&Config...", this, &ExportMenu::exportConfig);
     file->addAction("Export &all...", this, &ExportMenu::exportAllInteractive);
 }

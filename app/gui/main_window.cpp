@@ -22,8 +22,11 @@
 #include <filesystem>
 
 #include "gui/export_menu.h"
+#include "gui/sweep_runner.h"
 #include "run/run_folder.h"
 #include "tasks/vocab.h"
+#include "widgets/compare_curves.h"
+#include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
 #include "widgets/heatmap_grid.h"
@@ -31,8 +34,11 @@
 #include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
 #include "widgets/qcp.h"
+#include "widgets/run_browser.h"
 #include "widgets/run_controls.h"
 #include "widgets/score_table.h"
+#include "widgets/side_by_side.h"
+#include "widgets/sweep_tab.h"
 #include "widgets/theme.h"
 #include "widgets/theme_colors.h"
 
@@ -84,6 +90,9 @@ MainWindow::MainWindow(QWidget* parent)
       m_curves(new ui::CurvePanel),
       m_scores(new ui::ScoreTable),
       m_probes(new ui::ProbeTab),
+      m_compare(new ui::CompareTab),
+      m_sweep(new ui::SweepTab),
+      m_sweepRunner(new SweepRunner(m_sweep, this)),
       m_views(new QTabWidget),
       m_controls(new ui::RunControls),
       m_controller(new TrainingController(this)),
@@ -322,6 +331,19 @@ ui::ExportSet MainWindow::exportSet() {
     set.probeScatter = m_probes->panel()->scatterPlot();
     set.scores = m_scores->tableData();
     set.probes = m_probes->panel()->table();
+    if (!m_sweep->results().runs.empty()) {
+        set.sweepHeatmap = m_sweep->heatmapPlot();
+        set.sweepLines = m_sweep->linesPlot();
+        set.sweepSummary = m_sweep->tableData();
+    }
+    if (!m_compare->browser()->checkedRuns().empty()) {
+        set.comparedAdjacency = m_compare->curves()->adjacencyPlot();
+        set.comparedAccuracy = m_compare->curves()->accuracyPlot();
+        set.comparedScores = m_compare->curves()->tableData();
+        set.sideA = m_compare->sideBySide()->grid(0)->plot();
+        set.sideB = m_compare->sideBySide()->grid(1)->plot();
+        set.sideDifference = m_compare->sideBySide()->grid(2)->plot();
+    }
     set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
     return set;
 }

@@ -26,7 +26,9 @@ namespace nope::ui {
 class ConfigForm;
 class CurvePanel;
 class HeatmapGrid;
+class CompareTab;
 class ProbeTab;
+class SweepTab;
 class RunControls;
 class ScoreTable;
 }  // namespace nope::ui
@@ -34,6 +36,7 @@ class ScoreTable;
 namespace nope::gui {
 
 class ExportMenu;
+class SweepRunner;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -48,7 +51,10 @@ public:
     ui::CurvePanel* curves() const { return m_curves; }
     ui::ScoreTable* scores() const { return m_scores; }
     ui::ProbeTab* probes() const { return m_probes; }
-    QTabWidget* viewTabs() const { return m_views; }  // Heatmaps, Probes
+    ui::CompareTab* compare() const { return m_compare; }
+    ui::SweepTab* sweep() const { return m_sweep; }
+    SweepRunner* sweepRunner() const { return m_sweepRunner; }
+    QTabWidget* viewTabs() const { return m_views; }  // Heatmaps, Probes, Compare, Sweep
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
     QSlider* stepSlider() const { return m_slider; }
@@ -116,6 +122,9 @@ private:
     ui::CurvePanel* m_curves;
     ui::ScoreTable* m_scores;
     ui::ProbeTab* m_probes;
+    ui::CompareTab* m_compare;
+    ui::SweepTab* m_sweep;
+    SweepRunner* m_sweepRunner;
     QTabWidget* m_views;
     ui::RunControls* m_controls;
     TrainingController* m_controller;

@@ -13,10 +13,14 @@
 #include <QVBoxLayout>
 
 #include "gui/main_window.h"
+#include "gui/sweep_runner.h"
+#include "run/run_folder.h"
+#include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/probe_tab.h"
+#include "widgets/run_browser.h"
 #include "widgets/run_controls.h"
 #include "widgets/score_table.h"
 
@@ -87,6 +91,8 @@ QWidget* MainWindow::centerColumn() {
     mapsLayout->addWidget(m_heatmaps, 1);
     m_views->addTab(maps, "Heatmaps");
     m_views->addTab(m_probes, "Probes");
+    m_views->addTab(m_compare, "Compare");
+    m_views->addTab(m_sweep, "Sweep");
     auto* views = new QWidget;  // the problem banner above whichever view is shown
     auto* viewsLayout = new QVBoxLayout(views);
     viewsLayout->setContentsMargins(0, 0, 0, 0);
@@ -117,6 +123,15 @@ void MainWindow::connectViews() {
         m_followLatest = value == m_slider->maximum();
         updateViewChoices();
         scheduleRedraw();
+    });
+    // The Compare tab lists the runs when it is first shown, and again each time (new runs).
+    connect(m_views, &QTabWidget::currentChanged, this, [this](int index) {
+        if (m_views->widget(index) != m_compare) {
+            return;
+        }
+        ui::RunBrowser* browser = m_compare->browser();
+        browser->root().isEmpty() ? browser->setRoot(QString::fromStdString(runsRoot().string()))
+                                  : browser->refresh();
     });
     connect(m_heatmaps, &ui::HeatmapGrid::enlargeRequested, this, [this](int index) {
         const auto& maps = m_heatmaps->heatmaps();
@@ -150,6 +165,9 @@ void MainWindow::connectControls() {
         resetHistory({});
     });
     connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
+    connect(m_sweepRunner, &SweepRunner::problem, this, &MainWindow::showProblem);
+    connect(m_sweepRunner, &SweepRunner::finished, this,
+            [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
     connect(m_controller, &TrainingController::probeProgress, m_probes,
             &ui::ProbeTab::showProgress);

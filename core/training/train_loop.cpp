@@ -55,7 +55,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         RunControl& control;
         ~ClearStop() { control.clearStop(); }
     } clearStop{*m_control};
-    Loop loop{callbacks, Clock::now(), m_step, tokensPerStep()};
+    Loop loop{callbacks, Clock::now(), m_step, tokensPerStep(), {}, {}};
     auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
     // (0) The model at initialization.

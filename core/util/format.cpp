@@ -25,4 +25,15 @@ std::string withCommas(int64_t value) {
     return value < 0 ? "-" + digits : digits;
 }
 
+std::string clockDuration(double seconds) {
+    const int s = static_cast<int>(seconds + 0.5);
+    char text[32];
+    if (s >= 3600) {
+        std::snprintf(text, sizeof text, "%dh%02dm", s / 3600, (s % 3600) / 60);
+    } else {
+        std::snprintf(text, sizeof text, "%dm%02ds", s / 60, s % 60);
+    }
+    return text;
+}
+
 }  // namespace nope

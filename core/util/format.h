@@ -12,5 +12,7 @@ std::string fixed(double value, int decimals);
 std::string shortest(float value);
 // Thousands separated by commas ("10,658,688").
 std::string withCommas(int64_t value);
+// A duration as minutes and seconds, or hours and minutes from an hour on ("3m07s", "1h02m").
+std::string clockDuration(double seconds);
 
 }  // namespace nope

@@ -2,62 +2,17 @@
 // and writes.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_fixture.h"
 #include "model/gpt.h"
 #include "settings/settings.h"
 #include "training/checkpoint.h"
 
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Result {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                ("nopescope-cli-test-" + std::to_string(::getpid()) + "-" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
-    Result run(const std::string& args) {
-        const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        const std::string command =
-            std::string(NOPESCOPE_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
-        const int raw = std::system(command.c_str());
-        Result r;
-        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-        r.out = slurp(out);
-        r.err = slurp(err);
-        return r;
-    }
-
-    fs::path m_dir;
-};
+using namespace nope::cli_test;
 
 constexpr const char* kTiny = "--layers 2 --dim 48 --heads 4 --samples 16 --threads 1";
 
@@ -227,16 +182,6 @@ TEST_F(Cli, BadFlagsNameTheFlagAndWriteNothing) {
 constexpr const char* kTinyTrain =
     "--task indexing --layers 1 --dim 32 --heads 2 --steps 20 --eval-every 10 --snapshot-every 10 "
     "--eval-samples 50 --analysis-samples 8 --train-size 500 --test-size 200 --threads 1";
-
-std::vector<std::string> lines(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        out.push_back(line);
-    }
-    return out;
-}
 
 TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     const fs::path folder = m_dir / "run";
@@ -443,8 +388,25 @@ TEST_F(Cli, EverySettingIsAFlagWithItsHelp) {
         << old.err;
 }
 
+// --check (what the sweep runs before anything): every flag parsed and checked, no work, no file.
+TEST_F(Cli, CheckParsesAndChecksWithoutDoingAnyWork) {
+    const fs::path out = m_dir / "never";
+    for (const std::string& command : {std::string("analyze ") + kTiny, std::string(kTinyProbe),
+                                       std::string("train ") + kTinyTrain}) {
+        const Result ok = run(command + " --check --out " + out.string());
+        EXPECT_EQ(ok.status, 0) << command << "\n" << ok.err;
+        EXPECT_EQ(ok.out, "") << command;
+        EXPECT_FALSE(fs::exists(out)) << command;
+        const Result bad = run(command + " --check --dim 33 --out " + out.string());
+        EXPECT_EQ(bad.status, 2) << command;
+        EXPECT_NE(bad.err.find("--dim: 33 is not divisible by --heads"), std::string::npos)
+            << command << "\n"
+            << bad.err;
+    }
+}
+
 TEST_F(Cli, HelpOnEveryCommand) {
-    for (const char* command : {"info", "analyze", "probe", "train", "bench"}) {
+    for (const char* command : {"info", "analyze", "probe", "train", "bench", "sweep"}) {
         const Result r = run(std::string(command) + " --help");
         EXPECT_EQ(r.status, 0) << command;
         EXPECT_NE(r.out.find("usage: nopescope-cli " + std::string(command)), std::string::npos);

@@ -3,6 +3,8 @@
 // and bad files give errors that name the file and the problem.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <caffe2/serialize/inline_container.h>
 #include <torch/serialize.h>
 
@@ -10,6 +12,7 @@
 #include <fstream>
 
 #include "analysis/analyzer.h"
+#include "common/test_folder.h"
 #include "run/saved_model.h"
 #include "training/checkpoint.h"
 #include "util/files.h"
@@ -26,13 +29,10 @@ const fs::path kStateDict = kData / "nanogpt_state_dict.pt";
 class SavedModelTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                ("nopescope-saved-model-" + std::to_string(::getpid()) + "-" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
+        m_folder = std::make_unique<test::TestFolder>("saved-model");
+        m_dir = m_folder->path();
     }
-    void TearDown() override { fs::remove_all(m_dir); }
+    void TearDown() override { m_folder.reset(); }
 
     // The message of the std::runtime_error that loading `path` throws ("" when it loads).
     static std::string loadError(const fs::path& path, int heads = 0) {
@@ -51,6 +51,7 @@ protected:
         return m_dir / name;
     }
 
+    std::unique_ptr<test::TestFolder> m_folder;
     fs::path m_dir;
 };
 

@@ -1,0 +1,50 @@
+// Runs the Sweep tab's sweeps: `nopescope-cli sweep` (the executable beside the window's) as a
+// child process, its progress read from the sweep folder's sweep.json every second and the
+// results (study/results.h) handed to the tab as runs finish and at the end. Stop sends the sweep
+// SIGINT, which stops its runs and leaves a folder that Run sweep resumes. Opening a finished or
+// interrupted sweep folder shows its results.
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QTimer>
+
+#include "widgets/sweep_tab.h"
+
+namespace nope::gui {
+
+class SweepRunner : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SweepRunner(ui::SweepTab* tab, QObject* parent = nullptr);
+    ~SweepRunner() override;
+
+    bool running() const { return m_process.state() != QProcess::NotRunning; }
+    QString folder() const { return m_folder; }
+    // The arguments of `nopescope-cli` for a request (a folder holding a sweep is resumed).
+    static QStringList arguments(const ui::SweepRequest& request, const QString& folder);
+
+public Q_SLOTS:
+    void start(const nope::ui::SweepRequest& request);
+    void stop();
+    void open(const QString& folder);
+
+Q_SIGNALS:
+    void problem(const QString& message);
+    void finished(const QString& message);
+
+private:
+    void poll(bool withResults);
+    void onFinished(int exitCode);
+
+    ui::SweepTab* m_tab;
+    QProcess m_process;
+    QTimer m_poll;
+    QString m_folder;
+    QString m_lastLine;
+    int m_polls = 0;
+};
+
+}  // namespace nope::gui

@@ -1,0 +1,213 @@
+#include "run/run_catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "run/run_folder.h"
+#include "run/snapshot_io.h"
+#include "util/csv_table.h"
+#include "util/files.h"
+
+namespace nope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string modifiedDate(const fs::path& file) {
+    std::error_code error;
+    const auto written = fs::last_write_time(file, error);
+    if (error) {
+        return "";
+    }
+    const auto system = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+        written - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+    const std::time_t t = std::chrono::system_clock::to_time_t(system);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", &local);
+    return text;
+}
+
+// Each reader leaves `curves` as it was when its file does not exist.
+void readMetrics(const fs::path& file, RunCurves& curves) {
+    if (!fs::exists(file)) {
+        return;
+    }
+    const CsvTable t(file);
+    const size_t step = t.column("step"), train = t.column("train_loss");
+    const size_t test = t.column("test_loss"), accuracy = t.column("accuracy");
+    const bool evalColumn = t.hasColumn("eval_step");
+    for (size_t i = 0; i < t.rows(); ++i) {
+        const int s = t.integer(i, step);
+        curves.steps.push_back(s);
+        curves.trainLoss.push_back(t.numberOrNan(i, train));
+        curves.testLoss.push_back(t.numberOrNan(i, test));
+        const double a = t.numberOrNan(i, accuracy);
+        const double evalStep = evalColumn ? t.numberOrNan(i, t.column("eval_step")) : s;
+        if (std::isfinite(a) && (!std::isfinite(evalStep) || evalStep == s)) {
+            curves.evalSteps.push_back(s);
+            curves.evalAccuracy.push_back(a);
+        }
+    }
+}
+
+CapturePoint pointAt(const CsvTable& t, size_t row, size_t column) {
+    const auto point = parseCapturePoint(t.text(row, column));
+    if (!point) {
+        t.fail("line " + std::to_string(row + 2) + ": no capture point '" + t.text(row, column) +
+               "'");
+    }
+    return *point;
+}
+
+void readAdjacency(const fs::path& file, RunCurves& curves) {
+    if (!fs::exists(file)) {
+        return;
+    }
+    const CsvTable t(file);
+    const size_t step = t.column("step"), point = t.column("point"), layer = t.column("layer");
+    const size_t mean = t.column("mean"), sd = t.column("std");
+    std::map<std::pair<int, int>, ScoreSeries> series;
+    for (size_t i = 0; i < t.rows(); ++i) {
+        const CapturePoint p = pointAt(t, i, point);
+        const int l = t.integer(i, layer);
+        ScoreSeries& s = series[{static_cast<int>(p), l}];
+        s.point = p;
+        s.layer = l;
+        s.steps.push_back(t.integer(i, step));
+        s.mean.push_back(t.numberOrNan(i, mean));
+        s.std.push_back(t.numberOrNan(i, sd));
+    }
+    for (auto& [key, s] : series) {
+        curves.adjacency.push_back(std::move(s));
+    }
+}
+
+void readFinal(const fs::path& file, RunCurves& curves) {
+    if (!fs::exists(file)) {
+        return;
+    }
+    const CsvTable t(file);
+    const size_t stage = t.column("stage"), point = t.column("point"), layer = t.column("layer");
+    const size_t mean = t.column("adjacency_mean"), sd = t.column("adjacency_std");
+    for (size_t i = 0; i < t.rows(); ++i) {
+        curves.final.push_back({t.text(i, stage), pointAt(t, i, point), t.integer(i, layer),
+                                t.numberOrNan(i, mean), t.numberOrNan(i, sd)});
+    }
+}
+
+}  // namespace
+
+const ScoreSeries* RunCurves::series(CapturePoint point, int layer) const {
+    for (const auto& s : adjacency) {
+        if (s.point == point && s.layer == layer) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+int RunCurves::layers(CapturePoint point) const {
+    int most = -1;
+    for (const auto& s : adjacency) {
+        if (s.point == point) {
+            most = std::max(most, s.layer);
+        }
+    }
+    return most;
+}
+
+RunSummary summarizeRun(const fs::path& dir) {
+    RunSummary run;
+    run.dir = dir;
+    run.name = dir.filename().string();
+    try {
+        const nlohmann::json config = readRunConfig(dir);
+        run.task = config.value("task", "");
+        run.preset = config.contains("preset") && config["preset"].is_string()
+                         ? config["preset"].get<std::string>()
+                         : "";
+        const nlohmann::json model = config.value("model", nlohmann::json::object());
+        run.layers = model.value("n_layer", 0);
+        run.dim = model.value("n_embd", 0);
+        run.positional = model.value("positional", "");
+        run.attention = model.value("attention", "");
+        run.totalSteps = config.value("train", nlohmann::json::object()).value("steps", 0);
+        RunCurves curves;
+        readMetrics(dir / RunFiles::kMetrics, curves);
+        run.lastStep = curves.steps.empty() ? 0 : curves.steps.back();
+        for (double a : curves.evalAccuracy) {
+            if (!std::isfinite(run.bestAccuracy) || a > run.bestAccuracy) {
+                run.bestAccuracy = a;
+            }
+        }
+        run.date = modifiedDate(dir / RunFiles::kConfig);
+    } catch (const std::exception& e) {
+        run.error = e.what();
+    }
+    return run;
+}
+
+std::vector<RunSummary> listRuns(const fs::path& root) {
+    std::vector<RunSummary> runs;
+    std::error_code error;
+    if (!fs::is_directory(root, error)) {
+        return runs;
+    }
+    for (const auto& entry : fs::directory_iterator(root, error)) {
+        if (entry.is_directory(error) && holdsRun(entry.path())) {
+            runs.push_back(summarizeRun(entry.path()));
+        }
+    }
+    std::sort(runs.begin(), runs.end(), [](const RunSummary& a, const RunSummary& b) {
+        return a.date != b.date ? a.date > b.date : a.name < b.name;
+    });
+    return runs;
+}
+
+RunCurves readRunCurves(const fs::path& dir) {
+    RunCurves curves;
+    readMetrics(dir / RunFiles::kMetrics, curves);
+    readAdjacency(dir / RunFiles::kAdjacency, curves);
+    readFinal(dir / RunFiles::kFinalScores, curves);
+    return curves;
+}
+
+std::vector<int> snapshotSteps(const fs::path& dir) {
+    std::vector<int> steps;
+    std::error_code error;
+    const fs::path folder = dir / RunFiles::kSnapshots;
+    if (!fs::is_directory(folder, error)) {
+        return steps;
+    }
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("step_", 0) == 0 && entry.path().extension() == ".json") {
+            try {
+                steps.push_back(std::stoi(name.substr(5)));
+            } catch (const std::exception&) {
+                // a file that is not a snapshot: not listed
+            }
+        }
+    }
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+Snapshot readSnapshot(const fs::path& dir, int step) {
+    const fs::path file = dir / RunFiles::kSnapshots / snapshotFileName(step);
+    try {
+        return snapshotFromJson(nlohmann::json::parse(readFile(file)));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(file.string() + ": damaged snapshot: " + e.what());
+    }
+}
+
+}  // namespace nope

@@ -1,0 +1,89 @@
+#include "util/csv_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "util/files.h"
+#include "util/parse_number.h"
+
+namespace nope {
+
+namespace {
+
+std::vector<std::string> splitLine(const std::string& line) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream in(line);
+    while (std::getline(in, cell, ',')) {
+        cells.push_back(cell);
+    }
+    if (!line.empty() && line.back() == ',') {
+        cells.emplace_back();
+    }
+    return cells;
+}
+
+}  // namespace
+
+CsvTable::CsvTable(const std::filesystem::path& file) : m_file(file) {
+    std::istringstream in(readFile(file));
+    std::string line;
+    if (!std::getline(in, line)) {
+        fail("is empty");
+    }
+    m_header = splitLine(line);
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        m_rows.push_back(splitLine(line));
+        if (m_rows.back().size() != m_header.size()) {
+            fail("line " + std::to_string(m_rows.size() + 1) + " has " +
+                 std::to_string(m_rows.back().size()) + " cells, the header " +
+                 std::to_string(m_header.size()));
+        }
+    }
+}
+
+void CsvTable::fail(const std::string& what) const {
+    throw std::runtime_error(m_file.string() + ": " + what);
+}
+
+bool CsvTable::hasColumn(const std::string& name) const {
+    return std::find(m_header.begin(), m_header.end(), name) != m_header.end();
+}
+
+size_t CsvTable::column(const std::string& name) const {
+    const auto it = std::find(m_header.begin(), m_header.end(), name);
+    if (it == m_header.end()) {
+        fail("no column '" + name + "'");
+    }
+    return static_cast<size_t>(it - m_header.begin());
+}
+
+double CsvTable::number(size_t row, size_t column) const {
+    const std::string& t = text(row, column);
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) {
+        fail("line " + std::to_string(row + 2) + ": '" + t + "' is not a number");
+    }
+    return v;
+}
+
+double CsvTable::numberOrNan(size_t row, size_t column) const {
+    return text(row, column).empty() ? std::nan("") : number(row, column);
+}
+
+int CsvTable::integer(size_t row, size_t column) const {
+    const auto v = parseInteger<int>(text(row, column));
+    if (!v) {
+        fail("line " + std::to_string(row + 2) + ": '" + text(row, column) + "' is not an integer");
+    }
+    return *v;
+}
+
+}  // namespace nope
