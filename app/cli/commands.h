@@ -24,6 +24,7 @@ int runAnalyze(const Args& args);
 int runTrain(const Args& args);
 int runBench(const Args& args);
 int runProbe(const Args& args);
+int runReproduce(const Args& args);
 int runSweep(const Args& args);
 
 // Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.

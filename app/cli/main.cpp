@@ -25,6 +25,9 @@ const std::map<std::string, Entry>& commands() {
          {nope::cli::runProbe,
           "position probes (R, NRMSE, controls) per layer and feature, fresh or saved model"}},
         {"bench", {nope::cli::runBench, "training throughput (fp32, bf16) and analysis time"}},
+        {"reproduce",
+         {nope::cli::runReproduce,
+          "the paper's study as sweeps, figures and report.md (--quick: under 30 minutes)"}},
         {"sweep",
          {nope::cli::runSweep,
           "a grid of settings times seeds, run in parallel; scores and their means with 95% "

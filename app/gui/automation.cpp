@@ -50,6 +50,11 @@ bool Automation::configure(const QStringList& arguments) {
     std::string compare;
     flags.addString("compare", &compare,
                     "open the Compare tab on the run folders under ROOT, every run ticked", "ROOT");
+    std::string report;
+    flags.addString("report", &report,
+                    "render the figures of the study `nopescope-cli reproduce` wrote in DIR, "
+                    "without the window",
+                    "DIR");
     std::string sweep;
     flags.addString("sweep", &sweep, "open the Sweep tab on the sweep folder DIR", "DIR");
     flags.addChoice("task", &task, "the task of the scripted run", cli::taskNames());
@@ -78,6 +83,7 @@ bool Automation::configure(const QStringList& arguments) {
     m_screenshots = QString::fromStdString(screenshots);
     m_compare = QString::fromStdString(compare);
     m_sweep = QString::fromStdString(sweep);
+    m_report = QString::fromStdString(report);
     m_task = QString::fromStdString(task);
     m_theme = QString::fromStdString(theme);
     return true;

@@ -12,6 +12,8 @@
 //                       DIR/window-side-by-side.png and quit instead of training.
 //   --sweep DIR         open the Sweep tab on the sweep folder DIR; with --screenshots DIR2,
 //                       save DIR2/window-sweep.png (heatmap) and window-sweep-lines.png, quit.
+//   --report DIR        render the figures of `nopescope-cli reproduce`'s study in DIR into
+//                       DIR/figures (PNG and SVG) without showing the window, and quit.
 //   --close-after S     start training the quick preset, close the window after S seconds and
 //                       print the time of the close request (epoch ms) to time the exit.
 #pragma once
@@ -34,6 +36,7 @@ public:
     // after printing the help for --help (then helpShown()).
     bool configure(const QStringList& arguments);
     bool helpShown() const { return m_helpShown; }
+    QString reportFolder() const { return m_report; }  // --report DIR, empty when not given
     void start();
     // Whether the options drive the window (screenshots, measurements, a timed close); without
     // them the window starts as a user's does.
@@ -61,6 +64,7 @@ private:
     QString m_theme;
     QString m_compare;
     QString m_sweep;
+    QString m_report;
     double m_closeAfter = 0.0;
     bool m_initShot = false;
     bool m_helpShown = false;

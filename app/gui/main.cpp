@@ -11,6 +11,7 @@
 #include "gui/automation.h"
 #include "gui/main_window.h"
 #include "gui/meta_types.h"
+#include "gui/report_render.h"
 #include "util/runtime.h"
 #include "widgets/theme_colors.h"
 
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
     nope::gui::Automation automation(window);
     if (!automation.configure(QApplication::arguments())) {
         return automation.helpShown() ? 0 : 2;
+    }
+    if (!automation.reportFolder().isEmpty()) {
+        return nope::gui::renderReport(automation.reportFolder()) ? 0 : 1;
     }
     window.show();
     automation.start();

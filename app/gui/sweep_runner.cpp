@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QStandardPaths>
 
 #include <csignal>
 
@@ -16,8 +17,14 @@ namespace nope::gui {
 
 namespace {
 
+// nopescope-cli beside the window (the build folder, /usr/bin), else the first on PATH.
 QString cliPath() {
-    return QDir(QCoreApplication::applicationDirPath()).filePath("nopescope-cli");
+    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath("nopescope-cli");
+    if (QFileInfo::exists(beside)) {
+        return beside;
+    }
+    const QString found = QStandardPaths::findExecutable("nopescope-cli");
+    return found.isEmpty() ? beside : found;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Runs the Sweep tab's sweeps: `nopescope-cli sweep` (the executable beside the window's) as a
+// Runs the Sweep tab's sweeps: `nopescope-cli sweep` (beside the window's executable, else on
+// PATH) as a
 // child process, its progress read from the sweep folder's sweep.json every second and the
 // results (study/results.h) handed to the tab as runs finish and at the end. Stop sends the sweep
 // SIGINT, which stops its runs and leaves a folder that Run sweep resumes. Opening a finished or

@@ -27,6 +27,7 @@
 #include "gui/automation.h"
 #include "gui/main_window.h"
 #include "gui/meta_types.h"
+#include "gui_fixture.h"
 #include "settings/settings.h"
 #include "training/trainer.h"
 #include "widgets/config_form.h"
@@ -44,41 +45,8 @@ namespace {
 using gui::Automation;
 using gui::MainWindow;
 using gui::TrainingController;
-
-RunSpec tinySpec() {
-    RunSpec spec;
-    spec.task = TaskKind::Addition;
-    spec.preset = "custom";
-    spec.model.nLayer = 2;
-    spec.model.nHead = 2;
-    spec.model.nEmbd = 32;
-    spec.model.dropout = 0.0;
-    spec.train.objective = Objective::Answer;
-    spec.train.batchSize = 16;
-    spec.train.steps = 20;
-    spec.train.decaySteps = 20;
-    spec.train.warmupSteps = 2;
-    spec.train.learningRate = 1e-3;
-    spec.train.evalEvery = 10;
-    spec.train.evalSamples = 30;
-    spec.train.snapshotEvery = 5;
-    spec.train.analysisSamples = 8;
-    spec.train.keepPrompts = 2;
-    spec.train.threads = 1;
-    spec.train.data = {300, 100, 3};
-    return spec;
-}
-
-// Processes events until `done` or the timeout; returns done().
-template <typename F>
-bool waitFor(F done, int milliseconds = 60000) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!done() && clock.elapsed() < milliseconds) {
-        QTest::qWait(20);
-    }
-    return done();
-}
+using gui_test::tinySpec;
+using gui_test::waitFor;
 
 // A run far longer than any test waits for, with no evaluation or snapshot after step 0.
 RunSpec endlessSpec() {

@@ -1,0 +1,110 @@
+// The window's study tabs with the real CLI underneath: the Sweep tab runs a tiny sweep through
+// `nopescope-cli sweep` and shows its results, and Stop leaves a folder that Run resumes; the
+// Compare tab lists the run the window just trained.
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include "gui/main_window.h"
+#include "gui/sweep_runner.h"
+#include "gui_fixture.h"
+#include "study/manifest.h"
+#include "widgets/compare_curves.h"
+#include "widgets/compare_tab.h"
+#include "widgets/config_form.h"
+#include "widgets/qcp.h"
+#include "widgets/run_browser.h"
+#include "widgets/sweep_tab.h"
+
+namespace nope {
+namespace {
+
+using gui::MainWindow;
+using gui::SweepRunner;
+using gui_test::tinySpec;
+using gui_test::waitFor;
+
+TEST(Sweep, ArgumentsOfARequest) {
+    ui::SweepRequest r;
+    r.grid = "layers=1,2";
+    r.seeds = 3;
+    r.preset = "quick";
+    r.fixed = {"--task", "reversal"};
+    r.jobs = 2;
+    EXPECT_EQ(SweepRunner::arguments(r, "/tmp/nowhere-sweep"),
+              QStringList({"sweep", "--grid", "layers=1,2", "--seeds", "3", "--trained", "quick",
+                           "--jobs", "2", "--task", "reversal", "--out", "/tmp/nowhere-sweep"}));
+}
+
+// The window finds nopescope-cli beside itself, else on PATH: here the build's.
+void putTheCliOnThePath() {
+    const QString cli = QFileInfo(NOPESCOPE_CLI).absolutePath();
+    const QString path = qEnvironmentVariable("PATH");
+    if (!path.startsWith(cli + ":")) {
+        qputenv("PATH", (cli + ":" + path).toUtf8());
+    }
+}
+
+TEST(Sweep, TheTabRunsASweepAndShowsItsResults) {
+    putTheCliOnThePath();
+    QTemporaryDir dir;
+    MainWindow window;
+    ui::SweepTab* tab = window.sweep();
+    ui::SweepRequest request;
+    request.grid = "layers=1,2";
+    request.seeds = 2;
+    request.fixed = {"--task", "reversal", "--dim", "32", "--heads", "2", "--samples", "8"};
+    request.out = dir.filePath("sweep");
+    tab->setRequest(request);
+    QSignalSpy finished(window.sweepRunner(), &SweepRunner::finished);
+    Q_EMIT tab->runRequested(tab->request());
+    ASSERT_TRUE(waitFor([&] { return !finished.isEmpty(); }, 120000));
+    EXPECT_TRUE(finished.front().front().toString().startsWith("sweep finished"));
+    EXPECT_EQ(tab->results().runs.size(), 4u);  // 2 layers x 2 seeds
+    EXPECT_TRUE(tab->figureProblem().isEmpty()) << tab->figureProblem().toStdString();
+    EXPECT_GT(tab->linesPlot()->graphCount(), 0);
+    EXPECT_FALSE(tab->tableData().rows.isEmpty());
+    // Running it again resumes the folder: nothing left to run, the same results.
+    Q_EMIT tab->runRequested(tab->request());
+    ASSERT_TRUE(waitFor([&] { return finished.size() == 2; }, 60000));
+    EXPECT_EQ(tab->results().runs.size(), 4u);
+    EXPECT_TRUE(window.problem().isEmpty()) << window.problem().toStdString();
+}
+
+TEST(Sweep, AFolderWithoutASweepIsAProblemNotACrash) {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.sweepRunner()->open(dir.path());
+    EXPECT_TRUE(window.problem().contains("holds no sweep")) << window.problem().toStdString();
+}
+
+TEST(Compare, TheBrowserListsTheRunTheWindowTrained) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    window.show();
+    window.startTraining();
+    QSignalSpy done(window.controller(), &gui::TrainingController::finished);
+    ASSERT_TRUE(waitFor([&] { return !done.isEmpty(); }));
+    window.viewTabs()->setCurrentWidget(window.compare());  // lists the runs folder
+    ui::RunBrowser* browser = window.compare()->browser();
+    EXPECT_EQ(browser->root(), qEnvironmentVariable("NOPESCOPE_RUNS"));
+    int row = -1;
+    for (size_t i = 0; i < browser->runs().size(); ++i) {
+        if (QString::fromStdString(browser->runs()[i].dir.string()) == window.runFolder()) {
+            row = static_cast<int>(i);
+        }
+    }
+    ASSERT_GE(row, 0) << window.runFolder().toStdString();
+    EXPECT_EQ(browser->runs()[static_cast<size_t>(row)].lastStep, 20);
+    browser->setChecked(row, true);
+    EXPECT_EQ(window.compare()->curves()->adjacencyPlot()->graphCount(), 1);
+    EXPECT_EQ(window.compare()->curves()->tableData().rows.size(), 2);  // init and trained
+}
+
+}  // namespace
+}  // namespace nope
