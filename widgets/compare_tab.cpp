@@ -41,6 +41,9 @@ void CompareTab::load() {
         }
     }
     m_problem = problems.join("\n");
+    if (!m_problem.isEmpty()) {
+        Q_EMIT problemFound("Left out of the comparison: " + m_problem);
+    }
     std::vector<RunSummary> chosen;
     for (const auto& run : runs) {
         chosen.push_back(run.summary);

@@ -24,6 +24,10 @@ public:
     QTabWidget* views() const { return m_views; }
     QString problem() const { return m_problem; }  // runs whose tables could not be read
 
+Q_SIGNALS:
+    // A ticked run whose tables could not be read (it is left out of the comparison).
+    void problemFound(const QString& message);
+
 private:
     void load();
 

@@ -117,7 +117,7 @@ void SideBySide::fillSteps(int side) {
     m_step[side]->blockSignals(false);
 }
 
-const Snapshot* SideBySide::snapshot(int side) {
+std::shared_ptr<const Snapshot> SideBySide::snapshot(int side) {
     const int run = m_run[side]->currentIndex();
     if (run < 0 || run >= static_cast<int>(m_runs.size()) || m_step[side]->currentIndex() < 0) {
         return nullptr;
@@ -130,9 +130,9 @@ const Snapshot* SideBySide::snapshot(int side) {
         if (m_cache.size() >= kCachedSnapshots) {
             m_cache.clear();
         }
-        it = m_cache.emplace(key, readSnapshot(dir, step)).first;
+        it = m_cache.emplace(key, std::make_shared<const Snapshot>(readSnapshot(dir, step))).first;
     }
-    return &it->second;
+    return it->second;
 }
 
 void SideBySide::redraw() {
@@ -140,7 +140,7 @@ void SideBySide::redraw() {
         parseCapturePoint(m_point->currentText().toStdString()).value_or(CapturePoint::Attn);
     std::vector<Heatmap> maps[3];
     QStringList problems;
-    const Snapshot* shots[2] = {nullptr, nullptr};
+    std::shared_ptr<const Snapshot> shots[2];
     for (int side = 0; side < 2; ++side) {
         try {
             shots[side] = snapshot(side);

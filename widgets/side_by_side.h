@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "run/run_catalog.h"
@@ -35,7 +36,9 @@ public:
 private:
     void fillSteps(int side);
     void redraw();
-    const Snapshot* snapshot(int side);
+    // The snapshot a row shows, null when none; shared, so that a cache eviction while the other
+    // row is read cannot free it.
+    std::shared_ptr<const Snapshot> snapshot(int side);
 
     QComboBox* m_run[2];
     QComboBox* m_step[2];
@@ -43,7 +46,7 @@ private:
     QLabel* m_message;
     HeatmapGrid* m_grids[3];
     std::vector<RunSummary> m_runs;
-    std::map<std::pair<std::string, int>, Snapshot> m_cache;  // by folder and step
+    std::map<std::pair<std::string, int>, std::shared_ptr<const Snapshot>> m_cache;  // folder, step
 };
 
 }  // namespace nope::ui

@@ -52,13 +52,8 @@ QCPColorScale* colorScale(QCustomPlot* plot) {
 }  // namespace
 
 std::vector<std::string> axisValues(const study::SweepResults& results, size_t axis) {
-    std::vector<std::string> values;
-    for (const auto& run : results.runs) {
-        if (axis < run.values.size() && indexOf(values, run.values[axis]) < 0) {
-            values.push_back(run.values[axis]);
-        }
-    }
-    return values;
+    return axis < results.axes.size() ? study::axisValues(results, results.axes[axis])
+                                      : std::vector<std::string>{};
 }
 
 std::vector<const study::SummaryRow*> selectRows(const study::SweepResults& results,

@@ -31,7 +31,7 @@ std::vector<const study::SummaryRow*> selectRows(const study::SweepResults& resu
                                                  const SweepSelection& selection,
                                                  const std::vector<size_t>& free);
 
-// The distinct values of an axis, in the order the runs have them.
+// The distinct values of an axis (by its index), in the order the runs have them.
 std::vector<std::string> axisValues(const study::SweepResults& results, size_t axis);
 
 // Draws the score over axes x and y (y may equal x for a one-axis sweep: one row). Returns what

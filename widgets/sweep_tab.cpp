@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -49,7 +50,7 @@ QWidget* SweepTab::definitionBox() {
     m_mode->addItem("trained, paper preset", "paper");
     m_probes = new QCheckBox("position probes", box);
     m_probes->setToolTip("at init, also run the position probes of every run");
-    m_fixed = new QLineEdit("--task addition --samples 256", box);
+    m_fixed = new QLineEdit("--task addition", box);
     m_fixed->setToolTip(
         "flags for every run, as on the command line (nopescope-cli analyze, or "
         "train when trained)");
@@ -156,7 +157,7 @@ SweepRequest SweepTab::request() const {
     r.seeds = m_seeds->value();
     r.preset = m_mode->currentData().toString();
     r.probes = m_probes->isChecked();
-    r.fixed = m_fixed->text().split(' ', Qt::SkipEmptyParts);
+    r.fixed = QProcess::splitCommand(m_fixed->text());  // "quoted values" stay one
     r.jobs = m_jobs->value();
     r.out = m_out->text().trimmed();
     return r;
@@ -167,7 +168,11 @@ void SweepTab::setRequest(const SweepRequest& r) {
     m_seeds->setValue(r.seeds);
     m_mode->setCurrentIndex(std::max(0, m_mode->findData(r.preset)));
     m_probes->setChecked(r.probes);
-    m_fixed->setText(r.fixed.join(' '));
+    QStringList shown;
+    for (const QString& flag : r.fixed) {
+        shown << (flag.contains(' ') || flag.isEmpty() ? '"' + flag + '"' : flag);
+    }
+    m_fixed->setText(shown.join(' '));
     m_jobs->setValue(r.jobs);
     m_out->setText(r.out);
 }

@@ -92,6 +92,7 @@ private:
     QComboBox* m_y;
     QFormLayout* m_heldLayout;
     std::vector<QComboBox*> m_held;  // one per axis, the value it is held at when not plotted
+    QStringList m_heldAxes;          // the axes of those boxes
     QTabWidget* m_figures;
     QCustomPlot* m_heatmap;
     QCustomPlot* m_lines;

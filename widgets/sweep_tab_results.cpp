@@ -7,6 +7,7 @@
 #include <QTableWidget>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "widgets/sweep_tab.h"
@@ -66,11 +67,17 @@ void SweepTab::fillChoices() {
     m_y->addItems(axes);
     m_x->setCurrentIndex(x >= 0 && x < axes.size() ? x : 0);
     m_y->setCurrentIndex(y >= 0 && y < axes.size() ? y : std::min(1, int(axes.size()) - 1));
-    // The values the settings off the axes are held at: one box per setting.
+    // The values the settings off the axes are held at: one box per setting, the values chosen
+    // so far kept.
+    std::map<QString, QString> heldBefore;
+    for (int a = 0; a < static_cast<int>(m_held.size()) && a < m_heldAxes.size(); ++a) {
+        heldBefore[m_heldAxes[a]] = m_held[static_cast<size_t>(a)]->currentText();
+    }
     while (m_heldLayout->rowCount() > 0) {
         m_heldLayout->removeRow(0);
     }
     m_held.clear();
+    m_heldAxes = axes;
     for (size_t a = 0; a < m_results.axes.size(); ++a) {
         auto* combo = new QComboBox(this);
         for (const auto& v : axisValues(m_results, a)) {
@@ -82,7 +89,11 @@ void SweepTab::fillChoices() {
                 redraw();
             }
         });
-        m_heldLayout->addRow(QString("%1 held at").arg(axes[static_cast<int>(a)]), combo);
+        const QString axis = axes[static_cast<int>(a)];
+        if (const auto it = heldBefore.find(axis); it != heldBefore.end()) {
+            combo->setCurrentIndex(std::max(0, combo->findText(it->second)));
+        }
+        m_heldLayout->addRow(QString("%1 held at").arg(axis), combo);
         m_held.push_back(combo);
     }
     m_filling = false;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,6 @@ namespace nope::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr int kExitInterrupted = 130;
 
 std::vector<std::string> allTasks() {
     return {"addition", "reversal", "indexing", "ordering"};
@@ -109,11 +108,41 @@ bool finished(const fs::path& dir) {
         return false;
     }
     for (const auto& run : study::readManifest(dir).runs) {
-        if (run.status != study::RunStatus::Done && run.status != study::RunStatus::Failed) {
-            return false;
+        if (run.status != study::RunStatus::Done) {
+            return false;  // a failed run is run again: its sweep resumes
         }
     }
     return true;
+}
+
+const char* scaleName(Scale scale) {
+    return scale == Scale::Smoke ? "smoke" : scale == Scale::Quick ? "quick" : "full";
+}
+
+// DIR/study.json: the scale and seeds of the study in DIR. A later invocation continues it
+// only with the same ones; returns the problem when they differ.
+std::optional<std::string> claimStudy(const fs::path& dir, Scale scale, int seeds) {
+    const fs::path file = dir / "study.json";
+    const nlohmann::json wanted = {{"scale", scaleName(scale)}, {"seeds", seeds}};
+    if (fs::exists(file)) {
+        nlohmann::json held;
+        try {
+            held = nlohmann::json::parse(readFile(file));
+        } catch (const std::exception& e) {
+            return "--out: " + file.string() + " is damaged (" + e.what() +
+                   "; allowed: a new folder)";
+        }
+        if (held != wanted) {
+            return "--out: " + dir.string() + " holds a " + held.value("scale", "?") +
+                   " study with " + std::to_string(held.value("seeds", 0)) +
+                   " seeds (allowed: the same scale and --seeds to continue it, or a new "
+                   "folder)";
+        }
+        return std::nullopt;
+    }
+    fs::create_directories(dir);
+    writeFileAtomic(file, wanted.dump(2) + "\n");
+    return std::nullopt;
 }
 
 // Runs one part's sweep (or resumes it); returns the sweep's exit status.
@@ -176,7 +205,8 @@ int runReproduce(const Args& args) {
     flags.addSwitch("smoke", &smoke,
                     "a check of the whole pipeline in a minute or two: 2-layer, 32-wide models, "
                     "32 prompts, 20 training steps (the numbers mean nothing)");
-    flags.addInt("seeds", &seeds, "seeds of the init parts (default 3 quick, 5 full)", 0, 1000);
+    flags.addInt("seeds", &seeds, "seeds of the init parts (default 2 smoke, 3 quick, 5 full)", 1,
+                 1000);
     flags.addInt("jobs", &jobs, "runs at once within a part (0 = one per core)", 0, 256);
     flags.addSwitch("no-figures", &noFigures,
                     "leave the figures out (render them later with nopescope --report DIR)");
@@ -194,12 +224,17 @@ int runReproduce(const Args& args) {
     if (fs::exists(dir) && !fs::is_directory(dir)) {
         return usageError("reproduce", "--out: '" + out + "' is a file (allowed: a folder)");
     }
+    if (quick && smoke) {
+        return usageError("reproduce", "--smoke: not with --quick (allowed: one of them)");
+    }
     const Scale scale = smoke ? Scale::Smoke : quick ? Scale::Quick : Scale::Full;
-    if (seeds == 0) {
+    if (!flags.given("seeds")) {
         seeds = smoke ? 2 : quick ? 3 : 5;
     }
+    if (auto problem = claimStudy(dir, scale, seeds)) {
+        return usageError("reproduce", *problem);
+    }
     std::vector<ReportPart> parts = planParts(scale, seeds);
-    fs::create_directories(dir);
     const auto start = std::chrono::steady_clock::now();
     for (auto& part : parts) {
         const int status = runPart(part, dir, jobs);

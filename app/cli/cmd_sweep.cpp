@@ -24,8 +24,6 @@ using study::RunStatus;
 
 namespace {
 
-constexpr int kExitInterrupted = 130;
-
 study::StopRequest g_stop;
 
 // A Ctrl-C at the terminal reaches the children too (the kernel sends it, si_code SI_KERNEL);

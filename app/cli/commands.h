@@ -2,6 +2,7 @@
 // status: 0 success, 1 failure while running, 2 bad usage (nothing was written).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@ namespace nope::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;  // stopped by Ctrl-C; the same command continues
 
 using Args = std::vector<std::string>;
 
@@ -26,6 +28,9 @@ int runBench(const Args& args);
 int runProbe(const Args& args);
 int runReproduce(const Args& args);
 int runSweep(const Args& args);
+
+// This executable's path (/proc/self/exe); throws std::runtime_error when it cannot be read.
+std::filesystem::path thisExecutable();
 
 // Prints "nopescope-cli <command>: <message>" to stderr and returns kExitUsage.
 int usageError(const std::string& command, const std::string& message);

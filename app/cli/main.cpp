@@ -2,6 +2,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 
 #include "cli/commands.h"
 
@@ -48,6 +49,15 @@ void printUsage(std::ostream& out) {
 }  // namespace
 
 namespace nope::cli {
+
+std::filesystem::path thisExecutable() {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) {
+        throw std::runtime_error("cannot find this executable (/proc/self/exe): " + ec.message());
+    }
+    return exe;
+}
 
 int usageError(const std::string& command, const std::string& message) {
     std::cerr << "nopescope-cli " << command << ": " << message << "\n";

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.h"
 #include "cli/report_tables.h"
 #include "study/manifest.h"
 #include "study/process_pool.h"
@@ -137,12 +138,8 @@ void writeReportIndex(const ReportContext& context, const std::vector<ReportPart
 }
 
 bool renderFigures(const fs::path& dir) {
-    char self[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    const fs::path window =
-        n > 0 ? fs::path(std::string(self, static_cast<size_t>(n))).parent_path() / "nopescope"
-              : fs::path();
-    if (window.empty() || !fs::exists(window)) {
+    const fs::path window = thisExecutable().parent_path() / "nopescope";
+    if (!fs::exists(window)) {
         std::fprintf(stderr,
                      "reproduce: no figures: the window's executable is not beside this one "
                      "(%s); render them later with: nopescope --report %s\n",

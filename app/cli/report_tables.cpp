@@ -52,22 +52,6 @@ std::vector<std::string> layerHeader(const std::string& first, const std::string
     return h;
 }
 
-// The values an axis took, in the order of the runs.
-std::vector<std::string> valuesOf(const study::SweepResults& r, const std::string& axis) {
-    std::vector<std::string> values;
-    for (size_t a = 0; a < r.axes.size(); ++a) {
-        if (r.axes[a] != axis) {
-            continue;
-        }
-        for (const auto& run : r.runs) {
-            if (std::find(values.begin(), values.end(), run.values[a]) == values.end()) {
-                values.push_back(run.values[a]);
-            }
-        }
-    }
-    return values;
-}
-
 const study::OptionalMean* meanOf(const std::map<std::string, study::OptionalMean>* means,
                                   const std::string& feature) {
     if (!means) {
@@ -165,8 +149,8 @@ std::string controlsTable(const std::map<std::string, study::SweepResults>& init
 std::string sizeTable(const study::SweepResults& sizes) {
     std::string out =
         header({"layers", "width", "layer 1", "middle layer", "last layer", "mean over layers"});
-    for (const auto& layersValue : valuesOf(sizes, "layers")) {
-        for (const auto& width : valuesOf(sizes, "dim")) {
+    for (const auto& layersValue : study::axisValues(sizes, "layers")) {
+        for (const auto& width : study::axisValues(sizes, "dim")) {
             const std::map<std::string, std::string> v = {{"layers", layersValue}, {"dim", width}};
             const int layers = layersOf(sizes, v);
             if (layers == 0) {
@@ -174,7 +158,8 @@ std::string sizeTable(const study::SweepResults& sizes) {
             }
             double sum = 0.0;
             for (int l = 1; l <= layers; ++l) {
-                sum += findRow(sizes, v, "init", "attn", l)->adjacency.mean;
+                const auto* r = findRow(sizes, v, "init", "attn", l);
+                sum += r ? r->adjacency.mean : std::nan("");
             }
             out +=
                 row({layersValue, width, scoreCell(findRow(sizes, v, "init", "attn", 1)),
@@ -188,8 +173,8 @@ std::string sizeTable(const study::SweepResults& sizes) {
 std::string initTable(const study::SweepResults& init) {
     const int layers = layersOf(init, {});
     std::string out = header(layerHeader("init mean", "init std", layers));
-    for (const auto& mean : valuesOf(init, "init-mean")) {
-        for (const auto& sd : valuesOf(init, "init-std")) {
+    for (const auto& mean : study::axisValues(init, "init-mean")) {
+        for (const auto& sd : study::axisValues(init, "init-std")) {
             const std::map<std::string, std::string> v = {{"init-mean", mean}, {"init-std", sd}};
             std::vector<std::string> cells = {mean, sd};
             for (int l = 0; l <= layers; ++l) {

@@ -79,15 +79,6 @@ Args axisTokens(const std::string& name, const std::string& value) {
     return {"--" + name, value};
 }
 
-std::string exePath() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) {
-        throw std::runtime_error("cannot find this executable (/proc/self/exe): " + ec.message());
-    }
-    return exe.string();
-}
-
 }  // namespace
 
 std::optional<std::string> groupFlags(const Args& args, std::vector<FlagGroup>& out) {
@@ -121,7 +112,7 @@ std::string canonicalFlag(const std::string& name) {
 }
 
 SweepPlan::SweepPlan(const study::Manifest& manifest, fs::path sweepDir)
-    : m_manifest(manifest), m_dir(std::move(sweepDir)), m_exe(exePath()) {}
+    : m_manifest(manifest), m_dir(std::move(sweepDir)), m_exe(thisExecutable().string()) {}
 
 namespace {
 

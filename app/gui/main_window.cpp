@@ -378,6 +378,7 @@ void MainWindow::openModel(const QString& path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    m_sweepRunner->shutDown();  // a running sweep stops its runs; its folder stays resumable
     using State = TrainingController::State;
     const State state = m_controller->state();
     if (state == State::Training || state == State::Paused || state == State::Busy) {

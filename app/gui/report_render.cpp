@@ -49,6 +49,12 @@ study::SweepResults resultsOf(const fs::path& folder) {
     return study::collectResults(folder, study::readManifest(folder), problems);
 }
 
+// A run of an init part that is the object of study: causal attention, no positional encoding.
+bool isNope(const study::SweepResults& r, const std::vector<std::string>& values) {
+    return study::valueOf(r, values, "attention") == "causal" &&
+           study::valueOf(r, values, "positional") == "none";
+}
+
 size_t axisIndex(const study::SweepResults& r, const std::string& name) {
     for (size_t a = 0; a < r.axes.size(); ++a) {
         if (r.axes[a] == name) {
@@ -96,10 +102,7 @@ bool layersFigure(const fs::path& dir, const std::vector<Part>& parts, const QDi
         const std::string stage = p.kind == "tasks" ? "init" : "trained";
         QVector<double> keys, values, errors;
         for (const auto& row : r.summary) {
-            const bool nope =
-                p.kind == "trained" ||
-                (row.values.size() == 2 && row.values[axisIndex(r, "attention")] == "causal" &&
-                 row.values[axisIndex(r, "positional")] == "none");
+            const bool nope = p.kind == "trained" || isNope(r, row.values);
             if (row.stage == stage && nope && (row.point == "attn" || row.layer == 0)) {
                 keys << row.layer;
                 values << row.adjacency.mean;
@@ -187,24 +190,26 @@ std::vector<ui::Heatmap> snapshotMaps(const Snapshot& s, const QString& stage) {
     return maps;
 }
 
-// The trained run of a task: its init snapshot, and the latest snapshot that set a best.
-bool trainedMaps(const fs::path& runs, std::vector<ui::Heatmap>& maps) {
-    if (!fs::is_directory(runs)) {
+// The first finished run of a trained part (the first seed): its init snapshot, and the latest
+// snapshot that set a best.
+bool trainedMaps(const fs::path& part, std::vector<ui::Heatmap>& maps) {
+    if (!study::holdsSweep(part)) {
         return false;
     }
-    for (const auto& entry : fs::directory_iterator(runs)) {
-        const std::vector<int> steps = snapshotSteps(entry.path());
-        if (steps.size() < 2) {
+    for (const auto& run : study::readManifest(part).runs) {
+        const fs::path folder = study::runFolder(part, run);
+        const std::vector<int> steps = snapshotSteps(folder);
+        if (run.status != study::RunStatus::Done || steps.size() < 2) {
             continue;
         }
-        Snapshot best = readSnapshot(entry.path(), steps.back());
+        Snapshot best = readSnapshot(folder, steps.back());
         for (int step : steps) {
-            Snapshot s = readSnapshot(entry.path(), step);
+            Snapshot s = readSnapshot(folder, step);
             if (s.best) {
                 best = std::move(s);
             }
         }
-        maps = snapshotMaps(readSnapshot(entry.path(), steps.front()), "init");
+        maps = snapshotMaps(readSnapshot(folder, steps.front()), "init");
         const auto trained = snapshotMaps(best, "trained");
         maps.insert(maps.end(), trained.begin(), trained.end());
         return true;
@@ -214,13 +219,16 @@ bool trainedMaps(const fs::path& runs, std::vector<ui::Heatmap>& maps) {
 
 bool figureOne(const fs::path& dir, const std::string& task, const QDir& figures) {
     std::vector<ui::Heatmap> maps;
-    if (!trainedMaps(dir / ("trained-" + task) / "runs", maps)) {
+    if (!trainedMaps(dir / ("trained-" + task), maps)) {
         // at init only: the first NoPE causal run of the task's init part
         const fs::path init = dir / ("init-" + task);
+        const study::SweepResults results = resultsOf(init);
         for (const auto& run : study::readManifest(init).runs) {
-            const bool nope = run.settings.size() == 2 && run.settings[0].second == "causal" &&
-                              run.settings[1].second == "none";
-            if (nope && run.status == study::RunStatus::Done) {
+            std::vector<std::string> values;
+            for (const auto& setting : run.settings) {
+                values.push_back(setting.second);
+            }
+            if (isNope(results, values) && run.status == study::RunStatus::Done) {
                 maps = analysisMaps(study::runFolder(init, run) / "analysis", "init");
                 break;
             }

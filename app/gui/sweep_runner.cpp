@@ -7,6 +7,8 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
+#include <unistd.h>
+
 #include <csignal>
 
 #include "run/run_folder.h"
@@ -33,6 +35,9 @@ SweepRunner::SweepRunner(ui::SweepTab* tab, QObject* parent) : QObject(parent), 
     m_poll.setInterval(1000);
     connect(&m_poll, &QTimer::timeout, this, [this] { poll(++m_polls % 5 == 0); });
     m_process.setProcessChannelMode(QProcess::MergedChannels);
+    // The sweep leads a process group of its own with its runs, so that a window that must go
+    // can end them all; a Ctrl-C at the window's terminal does not reach them.
+    m_process.setChildProcessModifier([] { ::setpgid(0, 0); });
     connect(&m_process, &QProcess::readyRead, this, [this] {
         const QStringList lines = QString::fromUtf8(m_process.readAll())
                                       .split(QRegularExpression("[\r\n]"), Qt::SkipEmptyParts);
@@ -55,10 +60,44 @@ SweepRunner::SweepRunner(ui::SweepTab* tab, QObject* parent) : QObject(parent), 
 }
 
 SweepRunner::~SweepRunner() {
-    if (running()) {  // the window closes: the sweep stops its runs and stays resumable
-        ::kill(static_cast<pid_t>(m_process.processId()), SIGINT);
-        m_process.waitForFinished(10000);
+    shutDown();
+}
+
+void SweepRunner::shutDown(int graceMs) {
+    if (!running()) {
+        return;
     }
+    disconnect(this, nullptr, nullptr, nullptr);  // nothing reaches a window that is closing
+    m_process.disconnect(this);
+    m_poll.stop();
+    const auto pid = static_cast<pid_t>(m_process.processId());
+    ::kill(pid, SIGINT);
+    if (!m_process.waitForFinished(graceMs)) {
+        ::kill(-pid, SIGKILL);  // the sweep leads its own process group: its runs go too
+        m_process.waitForFinished(5000);
+    }
+}
+
+ui::SweepRequest SweepRunner::requestOf(const study::Manifest& manifest, const QString& folder) {
+    ui::SweepRequest request;
+    QStringList axes;
+    for (const auto& axis : manifest.grid.axes) {
+        QStringList values;
+        for (const auto& v : axis.values) {
+            values << QString::fromStdString(v);
+        }
+        axes << QString::fromStdString(axis.name) + "=" + values.join(',');
+    }
+    request.grid = axes.join(' ');
+    request.seeds = static_cast<int>(manifest.seeds.size());
+    request.preset = QString::fromStdString(manifest.preset.value_or(""));
+    request.probes = manifest.probes;
+    for (const auto& flag : manifest.fixed) {
+        request.fixed << QString::fromStdString(flag);
+    }
+    request.jobs = manifest.jobs;
+    request.out = folder;
+    return request;
 }
 
 QStringList SweepRunner::arguments(const ui::SweepRequest& r, const QString& folder) {
@@ -87,17 +126,43 @@ void SweepRunner::start(const ui::SweepRequest& request) {
     if (running()) {
         return;
     }
-    m_folder = request.out;
-    if (m_folder.isEmpty()) {
+    QString folder = request.out;
+    if (folder.isEmpty()) {
         const QString name = "sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-        m_folder = QDir(QString::fromStdString(runsRoot().string())).absoluteFilePath(name);
+        folder = QDir(QString::fromStdString(runsRoot().string())).absoluteFilePath(name);
     }
+    if (const QString other = differentSweep(request, folder); !other.isEmpty()) {
+        Q_EMIT problem(other);
+        return;
+    }
+    m_folder = folder;
     m_lastLine.clear();
     m_tab->setRunning(true);
     m_tab->setProgress(0, 0, 0, "checking every run's flags...");
     m_process.start(cliPath(), arguments(request, m_folder));
     m_polls = 0;
     m_poll.start();
+}
+
+// Why `folder` cannot take this request: it holds another sweep (Run resumes a folder only with
+// the sweep that made it). Empty when the folder is new or holds this very sweep.
+QString SweepRunner::differentSweep(const ui::SweepRequest& request, const QString& folder) {
+    if (!study::holdsSweep(folder.toStdString())) {
+        return {};
+    }
+    try {
+        const ui::SweepRequest held = requestOf(study::readManifest(folder.toStdString()), folder);
+        if (held.grid == request.grid && held.seeds == request.seeds &&
+            held.preset == request.preset && held.probes == request.probes &&
+            held.fixed == request.fixed) {
+            return {};
+        }
+        return "folder: " + folder + " holds another sweep (grid \"" + held.grid + "\", " +
+               QString::number(held.seeds) + " seeds): Run resumes it only as it was (Open sweep " +
+               "puts it in the form); for a new sweep empty the folder field or name a new one";
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
 }
 
 void SweepRunner::stop() {
@@ -110,25 +175,7 @@ void SweepRunner::stop() {
 void SweepRunner::open(const QString& folder) {
     m_folder = folder;
     try {  // the form shows what the sweep ran, so that Run sweep resumes or repeats it
-        const study::Manifest manifest = study::readManifest(folder.toStdString());
-        ui::SweepRequest request;
-        QStringList axes;
-        for (const auto& axis : manifest.grid.axes) {
-            QStringList values;
-            for (const auto& v : axis.values) {
-                values << QString::fromStdString(v);
-            }
-            axes << QString::fromStdString(axis.name) + "=" + values.join(',');
-        }
-        request.grid = axes.join(' ');
-        request.seeds = static_cast<int>(manifest.seeds.size());
-        request.preset = QString::fromStdString(manifest.preset.value_or(""));
-        request.probes = manifest.probes;
-        for (const auto& flag : manifest.fixed) {
-            request.fixed << QString::fromStdString(flag);
-        }
-        request.out = folder;
-        m_tab->setRequest(request);
+        m_tab->setRequest(requestOf(study::readManifest(folder.toStdString()), folder));
     } catch (const std::exception&) {
         // poll() below names the problem
     }

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QTimer>
 
+#include "study/manifest.h"
 #include "widgets/sweep_tab.h"
 
 namespace nope::gui {
@@ -23,9 +24,17 @@ public:
     ~SweepRunner() override;
 
     bool running() const { return m_process.state() != QProcess::NotRunning; }
+    // Ends a running sweep before the window goes: its signals are cut from the window, then it
+    // gets SIGINT (its runs stop after their step and the folder stays resumable), and after
+    // `graceMs` its whole process group SIGKILL. Returns when it has ended.
+    void shutDown(int graceMs = 10000);
     QString folder() const { return m_folder; }
     // The arguments of `nopescope-cli` for a request (a folder holding a sweep is resumed).
     static QStringList arguments(const ui::SweepRequest& request, const QString& folder);
+    // What a sweep folder's manifest asked for, as the tab's form holds it.
+    static ui::SweepRequest requestOf(const study::Manifest& manifest, const QString& folder);
+    // Why `folder` cannot take `request` (it holds another sweep); empty when it can.
+    static QString differentSweep(const ui::SweepRequest& request, const QString& folder);
 
 public Q_SLOTS:
     void start(const nope::ui::SweepRequest& request);

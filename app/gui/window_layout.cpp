@@ -166,6 +166,7 @@ void MainWindow::connectControls() {
     });
     connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
     connect(m_sweepRunner, &SweepRunner::problem, this, &MainWindow::showProblem);
+    connect(m_compare, &ui::CompareTab::problemFound, this, &MainWindow::showProblem);
     connect(m_sweepRunner, &SweepRunner::finished, this,
             [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);

@@ -41,6 +41,9 @@ struct Setting {
     std::vector<std::string> choices;  // Choice and ChoiceList
     bool primary = false;              // among the form's first rows (the rest sit under "more")
     bool internal = false;  // fixed by the tasks: in JSON only, neither a flag nor a form field
+    // What a file written before this setting existed means, when it has the setting's JSON
+    // object but not its key (empty: the default): older runs resume as they began.
+    std::string whenMissing;
 
     // The current value as text, in the form `set` reads back ("0.0002", "attn,resid", "true").
     std::function<std::string(const RunSpec&)> get;

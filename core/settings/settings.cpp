@@ -42,6 +42,11 @@ struct Meta {
     const char* allowed = nullptr;  // replaces the text made from the range
 };
 
+Setting olderFilesMean(Setting s, const char* value) {
+    s.whenMissing = value;
+    return s;
+}
+
 Setting base(const Meta& m, SettingType type) {
     Setting s;
     s.name = m.name;
@@ -523,11 +528,13 @@ std::vector<Setting> makeTable() {
             [](RunSpec& s) -> int& { return s.train.data.testSize; }, 1, maxSet),
         unsignedInteger({"data-seed", S::Data, "train/data/seed", "seed of the dataset"},
                         [](RunSpec& s) -> uint64_t& { return s.train.data.seed; }),
-        choice({"addition-data", S::Data, "train/data/addition",
-                "addition pairs: balanced by carry count as the authors drew them, or the "
-                "operand-size buckets alone"},
-               [](RunSpec& s) -> AdditionData& { return s.train.data.addition; },
-               {AdditionData::Balanced, AdditionData::Buckets}),
+        olderFilesMean(
+            choice({"addition-data", S::Data, "train/data/addition",
+                    "addition pairs: balanced by carry count as the authors drew them, or the "
+                    "operand-size buckets alone"},
+                   [](RunSpec& s) -> AdditionData& { return s.train.data.addition; },
+                   {AdditionData::Balanced, AdditionData::Buckets}),
+            "buckets"),  // the only scheme before this setting
         // Analysis
         integer(
             {"analysis-samples", S::Analysis, "train/analysis_samples",
@@ -837,7 +844,15 @@ void writeSettings(Json& root, const RunSpec& spec,
 
 void readSettings(const Json& root, RunSpec& spec, std::initializer_list<SettingSection> sections) {
     for (const auto& s : allSettings()) {
-        if (!inSections(s, sections) || !root.contains(pointer(s))) {
+        if (!inSections(s, sections)) {
+            continue;
+        }
+        if (!root.contains(pointer(s))) {
+            if (!s.whenMissing.empty() && root.contains(pointer(s).parent_pointer())) {
+                if (auto error = s.set(spec, s.whenMissing)) {
+                    throw std::logic_error(s.name + ": " + *error);
+                }
+            }
             continue;
         }
         std::string text;

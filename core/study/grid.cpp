@@ -6,6 +6,8 @@
 
 #include "run/run_spec.h"
 #include "settings/settings.h"
+#include "tasks/task.h"
+#include "util/csv_table.h"
 #include "util/parse_number.h"
 
 namespace nope::study {
@@ -13,21 +15,11 @@ namespace nope::study {
 namespace {
 
 constexpr const char* kAllowedNames =
-    "a setting name such as layers, dim, heads, init, init-std, lr (see nopescope-cli train "
-    "--help)";
+    "task, or a setting name such as layers, dim, heads, init, init-std, lr (see nopescope-cli "
+    "train --help)";
 
-std::vector<std::string> splitOn(const std::string& text, char separator) {
-    std::vector<std::string> items;
-    std::string item;
-    std::istringstream in(text);
-    while (std::getline(in, item, separator)) {
-        items.push_back(item);
-    }
-    if (!text.empty() && text.back() == separator) {
-        items.emplace_back();
-    }
-    return items;
-}
+// The task is no setting of a run's model or training but the commands' --task: an axis too.
+constexpr const char* kTaskAxis = "task";
 
 // The setting an axis names, or what is wrong with the name.
 const Setting& axisSetting(const std::string& token, const std::string& name) {
@@ -61,22 +53,34 @@ std::string checkedValue(const Setting& s, const std::string& token, const std::
     return s.get(scratch);
 }
 
+// A task name, checked as the commands' --task checks it.
+std::string checkedTask(const std::string& token, const std::string& value) {
+    if (!parseTask(value)) {
+        throw std::invalid_argument(token + ": '" + value +
+                                    "' is not allowed (allowed: " + taskNamesJoined() + ")");
+    }
+    return value;
+}
+
 GridAxis parseAxis(const std::string& token) {
     const size_t eq = token.find('=');
     if (eq == std::string::npos || eq == 0) {
         throw std::invalid_argument("'" + token + "' is not name=value,value,... (allowed: " +
                                     kAllowedNames + ", then '=' and its values)");
     }
-    const Setting& s = axisSetting(token, token.substr(0, eq));
-    GridAxis axis{s.name, {}};
-    const std::string allowed = renderForCli(s.allowed);
+    const std::string name = token.substr(0, eq);
+    const Setting* s = name == kTaskAxis ? nullptr : &axisSetting(token, name);
+    GridAxis axis{s ? s->name : std::string(kTaskAxis), {}};
+    const std::string allowed = s ? renderForCli(s->allowed) : taskNamesJoined();
     std::set<std::string> seen;
-    for (const auto& value : splitOn(token.substr(eq + 1), ',')) {
+    for (const auto& value : splitFields(token.substr(eq + 1), ',')) {
         if (value.empty()) {
             throw std::invalid_argument(token + ": an empty value (allowed: " + allowed +
                                         ", separated by commas)");
         }
-        if (!seen.insert(checkedValue(s, token, value)).second) {
+        const std::string canonical =
+            s ? checkedValue(*s, token, value) : checkedTask(token, value);
+        if (!seen.insert(canonical).second) {
             throw std::invalid_argument(token + ": " + value +
                                         " appears twice (allowed: distinct values)");
         }
@@ -122,7 +126,7 @@ std::vector<uint64_t> seedRange(int n) {
 
 std::vector<uint64_t> parseSeedList(const std::string& text) {
     std::vector<uint64_t> seeds;
-    for (const auto& item : splitOn(text, ',')) {
+    for (const auto& item : splitFields(text, ',')) {
         const auto seed = parseInteger<uint64_t>(item);
         if (!seed) {
             throw std::invalid_argument("'" + item +

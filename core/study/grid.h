@@ -20,7 +20,8 @@ struct Grid {
 };
 
 // Parses "layers=6,12,24 dim=192,384,768": whitespace-separated name=v1,v2,... where each name
-// is a setting (an older name resolves to the canonical one) and each value is accepted by it.
+// is a setting (an older name resolves to the canonical one) or `task` (the commands' --task),
+// and each value is accepted by it.
 // Refused: unknown names, the settings the sweep sets itself (seed, threads), a setting named
 // twice, an empty value list, a repeated value. Throws std::invalid_argument with one line that
 // names the axis and what is allowed ("layers=abc: 'abc' is not an integer (allowed: 1 to 48)").

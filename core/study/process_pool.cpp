@@ -159,6 +159,16 @@ private:
             return;
         }
         m_active.push_back(a);
+        stopIfAsked(m_active.back());
+    }
+
+    // A stop that came while a child was being spawned reached the group before the child: it
+    // gets its own SIGINT, or it would run to its end.
+    void stopIfAsked(Active& a) {
+        if (m_stop.requested()) {
+            a.stopped = true;
+            ::kill(a.pid, SIGINT);
+        }
     }
 
     // Collects the children that ended and starts the next command of their jobs; whether any
@@ -181,6 +191,7 @@ private:
                 a.command += 1;
                 a.pid = spawn(commands[a.command], m_jobs[a.job].log);
                 if (a.pid >= 0) {
+                    stopIfAsked(a);
                     ++i;
                 } else {
                     finish(i, JobOutcome::Failed, 127);

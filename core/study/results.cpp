@@ -170,4 +170,27 @@ SweepResults collectResults(const fs::path& sweepDir, const Manifest& manifest,
     return summarize(manifest, std::move(runs));
 }
 
+std::vector<std::string> axisValues(const SweepResults& results, const std::string& axis) {
+    std::vector<std::string> values;
+    const auto it = std::find(results.axes.begin(), results.axes.end(), axis);
+    if (it == results.axes.end()) {
+        return values;
+    }
+    const auto a = static_cast<size_t>(it - results.axes.begin());
+    for (const auto& run : results.runs) {
+        if (a < run.values.size() &&
+            std::find(values.begin(), values.end(), run.values[a]) == values.end()) {
+            values.push_back(run.values[a]);
+        }
+    }
+    return values;
+}
+
+std::string valueOf(const SweepResults& results, const std::vector<std::string>& values,
+                    const std::string& axis) {
+    const auto it = std::find(results.axes.begin(), results.axes.end(), axis);
+    const auto a = static_cast<size_t>(it - results.axes.begin());
+    return it != results.axes.end() && a < values.size() ? values[a] : std::string();
+}
+
 }  // namespace nope::study

@@ -63,6 +63,12 @@ struct SweepResults {
     std::vector<SummaryRow> summary;  // one per axis values, stage, point and layer
 };
 
+// The values an axis took, in the order of the runs; empty for an axis the sweep has not.
+std::vector<std::string> axisValues(const SweepResults& results, const std::string& axis);
+// The value of an axis among a row's or run's values; empty when the sweep has no such axis.
+std::string valueOf(const SweepResults& results, const std::vector<std::string>& values,
+                    const std::string& axis);
+
 // Reads the files of one finished run. Throws std::runtime_error naming the file at fault.
 RunResult readRunResult(const std::filesystem::path& sweepDir, const Manifest& manifest,
                         size_t runIndex);

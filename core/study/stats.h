@@ -14,8 +14,8 @@ struct Interval {
     int n = 0;
 };
 
-// The 0.975 quantile of Student's t with `degreesOfFreedom` (a table for 1 to 30; 1.96, the
-// normal's, beyond).
+// The 0.975 quantile of Student's t with `degreesOfFreedom`: a table for 1 to 30, then 40, 60,
+// 120 and the normal's 1.96 at infinity, interpolated in 1 / df between them.
 double tQuantile975(int degreesOfFreedom);
 
 // mean ± t(0.975, n-1) · sd / √n; [mean, mean] when n = 1; all zero with n = 0 when empty.

@@ -137,8 +137,12 @@ int64_t maxExamples(TaskKind task, AdditionData scheme) {
 }
 
 int64_t maxTrainExamples(TaskKind task, AdditionData scheme) {
-    if (task == TaskKind::Addition && scheme == AdditionData::Balanced) {
-        return 4 * *std::min_element(pairsPerCarryCount().begin(), pairsPerCarryCount().end());
+    if (task == TaskKind::Addition) {
+        // balanced: four times the rarest carry count; buckets: the training quotas of the
+        // one- and two-digit buckets and every three-digit pair
+        return scheme == AdditionData::Balanced
+                   ? 4 * *std::min_element(pairsPerCarryCount().begin(), pairsPerCarryCount().end())
+                   : 100 + 900 + 990000;
     }
     return maxExamples(task, scheme) - 1;
 }

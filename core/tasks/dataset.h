@@ -46,7 +46,8 @@ inline constexpr int kMaxExamples = 1000000;
 // kMaxExamples.
 int64_t maxExamples(TaskKind task, AdditionData scheme = AdditionData::Balanced);
 // The largest training set: for balanced addition four times the rarest carry count's pairs
-// (136,125 with three carries), else maxExamples less one test example.
+// (136,125 with three carries), for bucket addition 991,000 (100 + 900 + every three-digit
+// pair), else maxExamples less one test example.
 int64_t maxTrainExamples(TaskKind task, AdditionData scheme = AdditionData::Balanced);
 
 // Draws the examples. Numbers are uniform over each task's range (reversal [0, 10^16),

@@ -11,22 +11,18 @@
 
 namespace nope {
 
-namespace {
-
-std::vector<std::string> splitLine(const std::string& line) {
-    std::vector<std::string> cells;
-    std::string cell;
-    std::istringstream in(line);
-    while (std::getline(in, cell, ',')) {
-        cells.push_back(cell);
+std::vector<std::string> splitFields(const std::string& text, char separator) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(text);
+    while (std::getline(in, field, separator)) {
+        fields.push_back(field);
     }
-    if (!line.empty() && line.back() == ',') {
-        cells.emplace_back();
+    if (!text.empty() && text.back() == separator) {
+        fields.emplace_back();
     }
-    return cells;
+    return fields;
 }
-
-}  // namespace
 
 CsvTable::CsvTable(const std::filesystem::path& file) : m_file(file) {
     std::istringstream in(readFile(file));
@@ -34,12 +30,12 @@ CsvTable::CsvTable(const std::filesystem::path& file) : m_file(file) {
     if (!std::getline(in, line)) {
         fail("is empty");
     }
-    m_header = splitLine(line);
+    m_header = splitFields(line, ',');
     while (std::getline(in, line)) {
         if (line.empty()) {
             continue;
         }
-        m_rows.push_back(splitLine(line));
+        m_rows.push_back(splitFields(line, ','));
         if (m_rows.back().size() != m_header.size()) {
             fail("line " + std::to_string(m_rows.size() + 1) + " has " +
                  std::to_string(m_rows.back().size()) + " cells, the header " +

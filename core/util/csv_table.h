@@ -8,6 +8,9 @@
 
 namespace nope {
 
+// The fields of `text` between separators, empty ones kept ("a,,b," -> a, "", b, "").
+std::vector<std::string> splitFields(const std::string& text, char separator);
+
 class CsvTable {
 public:
     // Reads the whole file. Throws std::runtime_error naming the file when it cannot be read, is

@@ -36,6 +36,26 @@ std::vector<std::string> statuses(const Json& manifest) {
     return out;
 }
 
+// A grid over the task: each run analyses its own task's prompts, and the CSVs name the task.
+TEST_F(Cli, SweepOverTheTask) {
+    const fs::path dir = m_dir / "tasks";
+    const Result r =
+        run("sweep --grid \"task=addition,ordering\" --seeds 1 --dim 32 --heads 2 "
+            "--samples 8 --jobs 2 --out " +
+            dir.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto summary = lines(slurp(dir / "summary.csv"));
+    ASSERT_FALSE(summary.empty());
+    EXPECT_EQ(summary[0].substr(0, 11), "task,stage,");
+    const auto scores =
+        slurp(dir / "runs" / "002-task=ordering-seed=1" / "analysis" / "scores.json");
+    EXPECT_NE(scores.find("\"task\": \"ordering\""), std::string::npos) << scores;
+    const Result both =
+        run("sweep --grid \"task=addition\" --task reversal --out " + (m_dir / "both").string());
+    EXPECT_EQ(both.status, 2);
+    EXPECT_NE(both.err.find("also an axis"), std::string::npos) << both.err;
+}
+
 TEST_F(Cli, SweepRunsTheGridAndSummarizesOverSeeds) {
     const fs::path dir = m_dir / "sweep";
     const Result r = run("sweep --grid \"layers=1,2\" --seeds 2 " + std::string(kTinyInit) +
@@ -115,7 +135,8 @@ TEST_F(Cli, SweepRefusesBadFlagsAndWritesNothing) {
         const char* mentions;
     } cases[] = {
         {"--grid \"layers=abc\"", "--grid: layers=abc: 'abc' is not an integer (allowed: 1 to 48)"},
-        {"--grid \"depth=3\"", "'depth' is not a setting (allowed: a setting name such as"},
+        {"--grid \"depth=3\"",
+         "'depth' is not a setting (allowed: task, or a setting name such as"},
         {"--grid \"layers=1 layers=2\"", "layers is already an axis"},
         {"--grid \"context=64,4\"",  // the child's own check, then the sweep's line
          "--context: 4 is shorter than the reversal prompts (allowed: 22 to 4096)\nnopescope-cli "

@@ -1,6 +1,6 @@
 // The window's study tabs with the real CLI underneath: the Sweep tab runs a tiny sweep through
-// `nopescope-cli sweep` and shows its results, and Stop leaves a folder that Run resumes; the
-// Compare tab lists the run the window just trained.
+// `nopescope-cli sweep` and shows its results, Stop leaves a folder that Run resumes, and a
+// folder that holds another sweep is refused; the Compare tab lists the run the window trained.
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
@@ -9,6 +9,8 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+
+#include <filesystem>
 
 #include "gui/main_window.h"
 #include "gui/sweep_runner.h"
@@ -74,6 +76,52 @@ TEST(Sweep, TheTabRunsASweepAndShowsItsResults) {
     ASSERT_TRUE(waitFor([&] { return finished.size() == 2; }, 60000));
     EXPECT_EQ(tab->results().runs.size(), 4u);
     EXPECT_TRUE(window.problem().isEmpty()) << window.problem().toStdString();
+}
+
+TEST(Sweep, StopLeavesAFolderThatRunResumesAndAnotherGridIsRefused) {
+    putTheCliOnThePath();
+    QTemporaryDir dir;
+    MainWindow window;
+    ui::SweepTab* tab = window.sweep();
+    ui::SweepRequest request;
+    request.grid = "layers=1,2,3";
+    request.seeds = 4;
+    request.jobs = 1;
+    request.fixed = {"--task", "reversal", "--dim", "32", "--heads", "2", "--samples", "8"};
+    request.out = dir.filePath("sweep");
+    tab->setRequest(request);
+    QSignalSpy finished(window.sweepRunner(), &SweepRunner::finished);
+    Q_EMIT tab->runRequested(tab->request());
+    const std::filesystem::path manifest = (dir.filePath("sweep") + "/sweep.json").toStdString();
+    ASSERT_TRUE(waitFor([&] {  // stop once a run is done, with runs still to go
+        if (!study::holdsSweep(manifest.parent_path())) {
+            return false;
+        }
+        try {
+            for (const auto& run : study::readManifest(manifest.parent_path()).runs) {
+                if (run.status == study::RunStatus::Done) {
+                    return true;
+                }
+            }
+        } catch (const std::exception&) {
+            // written atomically, but it may be renamed between the check and the read
+        }
+        return false;
+    }));
+    Q_EMIT tab->stopRequested();
+    ASSERT_TRUE(waitFor([&] { return !finished.isEmpty(); }));
+    EXPECT_TRUE(finished.front().front().toString().contains("stopped"))
+        << finished.front().front().toString().toStdString();
+    EXPECT_LT(tab->results().runs.size(), 12u);
+    Q_EMIT tab->runRequested(tab->request());  // resumes: only what is not done runs
+    ASSERT_TRUE(waitFor([&] { return finished.size() == 2; }, 120000));
+    EXPECT_EQ(tab->results().runs.size(), 12u);
+    // The same folder with another grid: refused with the reason, nothing runs.
+    request.grid = "layers=4";
+    tab->setRequest(request);
+    Q_EMIT tab->runRequested(tab->request());
+    EXPECT_TRUE(window.problem().contains("holds another sweep")) << window.problem().toStdString();
+    EXPECT_FALSE(window.sweepRunner()->running());
 }
 
 TEST(Sweep, AFolderWithoutASweepIsAProblemNotACrash) {

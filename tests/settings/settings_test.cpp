@@ -115,6 +115,19 @@ TEST(Settings, JsonErrorsNameTheKeyAndTheAllowedValues) {
     // Keys left out keep their defaults; unknown keys are ignored (files from newer versions).
     const RunSpec spec = runSpecFromJson({{"task", "reversal"}, {"model", {{"later", 1}}}});
     EXPECT_EQ(spec.model.nLayer, ModelConfig{}.nLayer);
+    EXPECT_EQ(spec.train.data.addition, AdditionData::Balanced);
+}
+
+// A run written before a setting existed resumes as it began: an addition run folder whose data
+// settings have no `addition` key drew its pairs by operand-size buckets, the only scheme then.
+TEST(Settings, OlderFilesMeanWhatTheyMeantThen) {
+    const nlohmann::json older = {{"task", "addition"},
+                                  {"train", {{"data", {{"train_size", 500}, {"seed", 7}}}}}};
+    EXPECT_EQ(runSpecFromJson(older).train.data.addition, AdditionData::Buckets);
+    EXPECT_EQ(runSpecFromJson(older).train.data.trainSize, 500);
+    const nlohmann::json newer = toJson(runSpecFromJson({{"task", "addition"}}));
+    EXPECT_EQ(newer.at("train").at("data").at("addition"), "balanced");
+    EXPECT_EQ(runSpecFromJson(newer).train.data.addition, AdditionData::Balanced);
 }
 
 // For each number setting with a finite range: a value just outside it is refused by

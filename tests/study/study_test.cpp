@@ -62,7 +62,8 @@ TEST(Grid, RefusesBadAxesNamingThemAndWhatIsAllowed) {
     } cases[] = {
         {"layers=abc", "layers=abc: 'abc' is not an integer (allowed: 1 to 48)"},
         {"layers=0", "layers=0: 0 is outside the allowed 1 to 48"},
-        {"depth=3", "depth=3: 'depth' is not a setting (allowed: a setting name such as layers"},
+        {"depth=3",
+         "depth=3: 'depth' is not a setting (allowed: task, or a setting name such as layers"},
         {"out=x", "'out' is not a setting"},
         {"vocab=96", "'vocab' is not a setting"},
         {"seed=1,2", "seed is set by the sweep itself"},
@@ -96,6 +97,24 @@ TEST(Grid, ExpandsRowMajorWithTheSeedFastest) {
     EXPECT_EQ(runId(0, 1, chars, expandGrid(chars, {3})[0]), "001-probe-train-chars=5_8-seed=3");
     EXPECT_EQ(runId(999, 1200, g, cells[0]), "1000-layers=6-dim=192-seed=1");
     EXPECT_EQ(columnName("init-std"), "init_std");
+}
+
+TEST(Grid, TheTaskIsAnAxisToo) {
+    const Grid grid = parseGrid("task=addition,reversal layers=1,2");
+    ASSERT_EQ(grid.axes.size(), 2u);
+    EXPECT_EQ(grid.axes[0].name, "task");
+    EXPECT_EQ(grid.axes[0].values, (std::vector<std::string>{"addition", "reversal"}));
+    EXPECT_EQ(columnName("task"), "task");
+    try {
+        parseGrid("task=addition,sorting");
+        FAIL() << "an unknown task was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "'sorting' is not allowed (allowed: addition, reversal, indexing, ordering)"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(parseGrid("task=addition task=reversal"), std::invalid_argument);
 }
 
 TEST(Grid, ParsesSeeds) {
@@ -177,7 +196,12 @@ TEST(Stats, MeanSampleStdAndStudentInterval) {
     EXPECT_EQ(one.high, 0.42);
     EXPECT_NEAR(tQuantile975(1), 12.706, 1e-3);
     EXPECT_NEAR(tQuantile975(30), 2.042, 1e-3);
-    EXPECT_EQ(tQuantile975(31), 1.96);
+    // beyond the table, within 0.001 of the exact quantiles (scipy.stats.t.ppf(0.975, df))
+    EXPECT_NEAR(tQuantile975(31), 2.0395, 1e-3);
+    EXPECT_NEAR(tQuantile975(40), 2.0211, 1e-4);
+    EXPECT_NEAR(tQuantile975(50), 2.0086, 1e-3);
+    EXPECT_NEAR(tQuantile975(100), 1.9840, 1e-3);
+    EXPECT_NEAR(tQuantile975(1000), 1.9623, 1e-3);
     EXPECT_EQ(meanInterval({}).n, 0);
 }
 
