@@ -27,6 +27,7 @@ int runTrain(const Args& args);
 int runBench(const Args& args);
 int runProbe(const Args& args);
 int runReproduce(const Args& args);
+int runMechanism(const Args& args);
 int runSweep(const Args& args);
 
 // This executable's path (/proc/self/exe); throws std::runtime_error when it cannot be read.
