@@ -120,7 +120,8 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
                                                       {set.sideB, "side_b"},
                                                       {set.sideDifference, "side_difference"},
                                                       {set.sweepHeatmap, "sweep_heatmap"},
-                                                      {set.sweepLines, "sweep_lines"}};
+                                                      {set.sweepLines, "sweep_lines"},
+                                                      {set.mechanism, "mechanism"}};
     for (const auto& [plot, name] : plots) {
         for (const char* suffix : {"png", "pdf", "svg"}) {
             if (plot) {

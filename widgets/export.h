@@ -38,6 +38,7 @@ struct ExportSet {
     QCustomPlot* sideDifference = nullptr;
     QCustomPlot* sweepHeatmap = nullptr;  // the Sweep tab's figures, skipped when null
     QCustomPlot* sweepLines = nullptr;
+    QCustomPlot* mechanism = nullptr;  // the Mechanism tab's heatmaps, skipped when null
     TableData scores;
     TableData probes;          // skipped when it has no rows
     TableData comparedScores;  // skipped when it has no rows
@@ -47,9 +48,9 @@ struct ExportSet {
 
 // Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter (and the
 // Compare tab's compared_adjacency, compared_accuracy, side_a, side_b, side_difference and the
-// Sweep tab's sweep_heatmap, sweep_lines when set) as .png (at `scale`), .pdf and .svg, scores (and
-// probes, compared_scores, when there are any, and sweep_summary) as .csv, .json and .md, and
-// config.json into `dir`. Returns the problems, if any.
+// Sweep tab's sweep_heatmap, sweep_lines and the Mechanism tab's mechanism when set) as .png (at
+// `scale`), .pdf and .svg, scores (and probes, compared_scores, when there are any, and
+// sweep_summary) as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 
 }  // namespace nope::ui

@@ -16,6 +16,7 @@
 #include "training/presets.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
+#include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
 #include "widgets/run_browser.h"
 #include "widgets/side_by_side.h"
@@ -55,6 +56,7 @@ bool Automation::configure(const QStringList& arguments) {
                     "render the figures of the study `nopescope-cli reproduce` wrote in DIR, "
                     "without the window",
                     "DIR");
+    flags.addSwitch("mechanism", &m_mechanism, "open the Mechanism tab");
     std::string sweep;
     flags.addString("sweep", &sweep, "open the Sweep tab on the sweep folder DIR", "DIR");
     flags.addChoice("task", &task, "the task of the scripted run", cli::taskNames());
@@ -99,6 +101,10 @@ void Automation::start() {
     }
     if (!m_sweep.isEmpty()) {
         QTimer::singleShot(300, this, &Automation::showSweep);
+        return;
+    }
+    if (m_mechanism) {
+        QTimer::singleShot(300, this, &Automation::showMechanism);
         return;
     }
     if (m_screenshots.isEmpty() && !m_measure && m_closeAfter <= 0) {
@@ -222,6 +228,19 @@ void Automation::showSweep() {
             screenshot("window-sweep-lines.png");
             QApplication::quit();
         });
+    });
+}
+
+void Automation::showMechanism() {
+    m_window.resize(1600, 950);
+    m_window.viewTabs()->setCurrentWidget(m_window.mechanism());
+    if (m_screenshots.isEmpty()) {
+        return;
+    }
+    QDir().mkpath(m_screenshots);
+    QTimer::singleShot(1500, this, [this] {  // after the first simulation is drawn
+        screenshot("window-mechanism.png");
+        QApplication::quit();
     });
 }
 

@@ -12,6 +12,8 @@
 //                       DIR/window-side-by-side.png and quit instead of training.
 //   --sweep DIR         open the Sweep tab on the sweep folder DIR; with --screenshots DIR2,
 //                       save DIR2/window-sweep.png (heatmap) and window-sweep-lines.png, quit.
+//   --mechanism         open the Mechanism tab; with --screenshots DIR, save
+//                       DIR/window-mechanism.png and quit.
 //   --report DIR        render the figures of `nopescope-cli reproduce`'s study in DIR into
 //                       DIR/figures (PNG and SVG) without showing the window, and quit.
 //   --close-after S     start training the quick preset, close the window after S seconds and
@@ -52,6 +54,7 @@ private:
     void finish();
     void showComparison();
     void showSweep();
+    void showMechanism();
 
     MainWindow& m_window;
     QString m_screenshots;
@@ -65,6 +68,7 @@ private:
     QString m_compare;
     QString m_sweep;
     QString m_report;
+    bool m_mechanism = false;
     double m_closeAfter = 0.0;
     bool m_initShot = false;
     bool m_helpShown = false;

@@ -39,6 +39,7 @@ void ExportMenu::addTo(QMenu* file) {
         {"Side by side: A - B...", &Set::sideDifference, "side_difference"},
         {"S&weep heatmap...", &Set::sweepHeatmap, "sweep_heatmap"},
         {"Sweep &lines...", &Set::sweepLines, "sweep_lines"},
+        {"&Mechanism heatmaps...", &Set::mechanism, "mechanism"},
     };
     for (const auto& f : figures) {
         menu->addAction(f.label, this, [this, f] { exportPlot(f.plot, f.name); });

@@ -30,6 +30,7 @@
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
 #include "widgets/heatmap_grid.h"
+#include "widgets/mechanism_tab.h"
 #include "widgets/plot_style.h"
 #include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_probes(new ui::ProbeTab),
       m_compare(new ui::CompareTab),
       m_sweep(new ui::SweepTab),
+      m_mechanism(new ui::MechanismTab),
       m_sweepRunner(new SweepRunner(m_sweep, this)),
       m_views(new QTabWidget),
       m_controls(new ui::RunControls),
@@ -331,6 +333,9 @@ ui::ExportSet MainWindow::exportSet() {
     set.probeScatter = m_probes->panel()->scatterPlot();
     set.scores = m_scores->tableData();
     set.probes = m_probes->panel()->table();
+    if (!m_mechanism->heatmaps()->heatmaps().empty()) {
+        set.mechanism = m_mechanism->heatmaps()->plot();
+    }
     if (!m_sweep->results().runs.empty()) {
         set.sweepHeatmap = m_sweep->heatmapPlot();
         set.sweepLines = m_sweep->linesPlot();

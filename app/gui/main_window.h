@@ -27,6 +27,7 @@ class ConfigForm;
 class CurvePanel;
 class HeatmapGrid;
 class CompareTab;
+class MechanismTab;
 class ProbeTab;
 class SweepTab;
 class RunControls;
@@ -53,8 +54,10 @@ public:
     ui::ProbeTab* probes() const { return m_probes; }
     ui::CompareTab* compare() const { return m_compare; }
     ui::SweepTab* sweep() const { return m_sweep; }
+    ui::MechanismTab* mechanism() const { return m_mechanism; }
     SweepRunner* sweepRunner() const { return m_sweepRunner; }
-    QTabWidget* viewTabs() const { return m_views; }  // Heatmaps, Probes, Compare, Sweep
+    // Heatmaps, Probes, Compare, Sweep, Mechanism
+    QTabWidget* viewTabs() const { return m_views; }
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
     QSlider* stepSlider() const { return m_slider; }
@@ -124,6 +127,7 @@ private:
     ui::ProbeTab* m_probes;
     ui::CompareTab* m_compare;
     ui::SweepTab* m_sweep;
+    ui::MechanismTab* m_mechanism;
     SweepRunner* m_sweepRunner;
     QTabWidget* m_views;
     ui::RunControls* m_controls;

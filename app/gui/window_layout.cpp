@@ -19,6 +19,7 @@
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
 #include "widgets/heatmap_grid.h"
+#include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
 #include "widgets/run_browser.h"
 #include "widgets/run_controls.h"
@@ -93,6 +94,7 @@ QWidget* MainWindow::centerColumn() {
     m_views->addTab(m_probes, "Probes");
     m_views->addTab(m_compare, "Compare");
     m_views->addTab(m_sweep, "Sweep");
+    m_views->addTab(m_mechanism, "Mechanism");
     auto* views = new QWidget;  // the problem banner above whichever view is shown
     auto* viewsLayout = new QVBoxLayout(views);
     viewsLayout->setContentsMargins(0, 0, 0, 0);
@@ -126,6 +128,9 @@ void MainWindow::connectViews() {
     });
     // The Compare tab lists the runs when it is first shown, and again each time (new runs).
     connect(m_views, &QTabWidget::currentChanged, this, [this](int index) {
+        if (m_views->widget(index) == m_mechanism && m_mechanism->heatmaps()->heatmaps().empty()) {
+            Q_EMIT m_mechanism->simulateRequested(m_mechanism->config());  // its first look
+        }
         if (m_views->widget(index) != m_compare) {
             return;
         }
@@ -167,6 +172,16 @@ void MainWindow::connectControls() {
     connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
     connect(m_sweepRunner, &SweepRunner::problem, this, &MainWindow::showProblem);
     connect(m_compare, &ui::CompareTab::problemFound, this, &MainWindow::showProblem);
+    // The Mechanism tab's simulations are small (at most 2,048 x 128 x 1,024 numbers, well under
+    // a second): they run here, on the window's thread, as the sliders move.
+    connect(m_mechanism, &ui::MechanismTab::simulateRequested, this,
+            [this](const AveragingConfig& config) {
+                try {
+                    m_mechanism->showResult(simulateAveraging(config));
+                } catch (const std::exception& e) {
+                    showProblem(QString::fromStdString(e.what()));
+                }
+            });
     connect(m_sweepRunner, &SweepRunner::finished, this,
             [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);

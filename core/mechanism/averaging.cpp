@@ -8,14 +8,10 @@
 #include <stdexcept>
 
 #include "analysis/adjacency.h"
-#include "util/enum_names.h"
 
 namespace nope {
 
 namespace {
-
-constexpr EnumName<AveragingWeights> kWeights[] = {{AveragingWeights::Uniform, "uniform"},
-                                                   {AveragingWeights::Random, "random"}};
 
 // The weights of every sample, (N, T, T) with rows summing to 1 over the tokens each averages.
 torch::Tensor averagingWeights(const AveragingConfig& c, at::Generator& generator) {
@@ -31,36 +27,6 @@ torch::Tensor averagingWeights(const AveragingConfig& c, at::Generator& generato
 }
 
 }  // namespace
-
-std::string toString(AveragingWeights weights) {
-    return nameOf(kWeights, weights);
-}
-
-std::optional<AveragingWeights> parseAveragingWeights(std::string_view text) {
-    return parseName(kWeights, text);
-}
-
-std::optional<std::string> checkAveraging(const AveragingConfig& c) {
-    if (c.length < 3 || c.length > 1024) {
-        return "--length: " + std::to_string(c.length) +
-               " tokens (allowed: 3 to 1024; a score needs three)";
-    }
-    if (c.dim < 1 || c.dim > 65536) {
-        return "--dim: " + std::to_string(c.dim) + " (allowed: 1 to 65536)";
-    }
-    if (c.samples < 1 || c.samples > 100000) {
-        return "--samples: " + std::to_string(c.samples) + " (allowed: 1 to 100000)";
-    }
-    if (!(c.temperature > 0.0) || !std::isfinite(c.temperature)) {
-        return "--temperature: " + std::to_string(c.temperature) + " (allowed: a number above 0)";
-    }
-    if (int64_t{c.samples} * c.length * (c.length + c.dim) > (int64_t{1} << 31)) {
-        return "--samples: " + std::to_string(c.samples) + " sequences of " +
-               std::to_string(c.length) + " x " + std::to_string(c.dim) +
-               " are too many at once (allowed: samples x length x (length + dim) up to 2^31)";
-    }
-    return std::nullopt;
-}
 
 AveragingResult simulateAveraging(const AveragingConfig& c) {
     if (auto problem = checkAveraging(c)) {
@@ -90,29 +56,6 @@ AveragingResult simulateAveraging(const AveragingConfig& c) {
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
-}
-
-std::vector<float> uniformAveragingCosine(int length) {
-    std::vector<float> c(static_cast<size_t>(length) * length);
-    for (int i = 0; i < length; ++i) {
-        for (int j = 0; j < length; ++j) {
-            const double lo = std::min(i, j) + 1.0, hi = std::max(i, j) + 1.0;
-            c[static_cast<size_t>(i) * length + j] = static_cast<float>(std::sqrt(lo / hi));
-        }
-    }
-    return c;
-}
-
-double largestLowerDifference(const std::vector<float>& a, const std::vector<float>& b,
-                              int length) {
-    double most = 0.0;
-    for (int i = 0; i < length; ++i) {
-        for (int j = 0; j <= i; ++j) {
-            const size_t at = static_cast<size_t>(i) * length + j;
-            most = std::max(most, std::fabs(double(a[at]) - double(b[at])));
-        }
-    }
-    return most;
 }
 
 }  // namespace nope

@@ -19,6 +19,8 @@
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/mechanism_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_browser.h"
 #include "widgets/sweep_tab.h"
@@ -129,6 +131,16 @@ TEST(Sweep, AFolderWithoutASweepIsAProblemNotACrash) {
     MainWindow window;
     window.sweepRunner()->open(dir.path());
     EXPECT_TRUE(window.problem().contains("holds no sweep")) << window.problem().toStdString();
+}
+
+TEST(Mechanism, TheTabSimulatesWhenFirstShown) {
+    MainWindow window;
+    window.show();
+    window.viewTabs()->setCurrentWidget(window.mechanism());
+    ASSERT_TRUE(waitFor([&] { return !window.mechanism()->heatmaps()->heatmaps().empty(); }));
+    EXPECT_EQ(window.mechanism()->heatmaps()->heatmaps().size(), 2u);  // with sqrt(k/m)
+    EXPECT_TRUE(window.mechanism()->scoreText().startsWith("Adjacency score 0.9"))
+        << window.mechanism()->scoreText().toStdString();
 }
 
 TEST(Compare, TheBrowserListsTheRunTheWindowTrained) {

@@ -1,0 +1,166 @@
+#include "widgets/mechanism_tab.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "widgets/heatmap_grid.h"
+
+namespace nope::ui {
+
+namespace {
+
+QSlider* slider(int lo, int hi, int value, const QString& tip, QWidget* parent) {
+    auto* s = new QSlider(Qt::Horizontal, parent);
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setToolTip(tip);
+    return s;
+}
+
+double temperatureOf(int position) {
+    return std::pow(10.0, position / 10.0);
+}
+
+}  // namespace
+
+MechanismTab::MechanismTab(QWidget* parent)
+    : QWidget(parent),
+      m_weights(new QComboBox(this)),
+      m_causal(new QCheckBox("causal", this)),
+      m_length(slider(3, 128, 32, "tokens per sequence (T)", this)),
+      m_dim(slider(1, 1024, 64, "dimensions of the random input vectors (d)", this)),
+      m_temperature(
+          slider(-20, 20, 0, "random weights: softmax(scores / t), t from 0.01 to 100", this)),
+      m_samples(new QSpinBox(this)),
+      m_lengthText(new QLabel(this)),
+      m_dimText(new QLabel(this)),
+      m_temperatureText(new QLabel(this)),
+      m_score(new QLabel(this)),
+      m_heatmaps(new HeatmapGrid(this)) {
+    m_weights->addItem("uniform weights", "uniform");
+    m_weights->addItem("random softmax weights", "random");
+    m_weights->setToolTip("how each token averages the tokens it sees");
+    m_causal->setChecked(true);
+    m_causal->setToolTip("unchecked: every token averages all tokens (the bidirectional control)");
+    m_samples->setRange(1, 2048);
+    m_samples->setValue(256);
+    m_samples->setToolTip("sequences averaged; the score is their mean");
+    auto* controls = new QGridLayout;
+    controls->addWidget(m_weights, 0, 0);
+    controls->addWidget(m_causal, 0, 1);
+    controls->addWidget(new QLabel("samples"), 0, 2);
+    controls->addWidget(m_samples, 0, 3);
+    const struct {
+        const char* name;
+        QSlider* slider;
+        QLabel* text;
+    } rows[] = {{"length", m_length, m_lengthText},
+                {"dimension", m_dim, m_dimText},
+                {"temperature", m_temperature, m_temperatureText}};
+    int row = 1;
+    for (const auto& r : rows) {
+        controls->addWidget(new QLabel(r.name), row, 0);
+        controls->addWidget(r.slider, row, 1, 1, 2);
+        controls->addWidget(r.text, row, 3);
+        connect(r.slider, &QSlider::valueChanged, this, &MechanismTab::changed);
+        ++row;
+    }
+    controls->setColumnStretch(1, 1);
+    m_score->setWordWrap(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_score);
+    layout->addWidget(m_heatmaps, 1);
+    connect(m_weights, &QComboBox::currentIndexChanged, this, &MechanismTab::changed);
+    connect(m_causal, &QCheckBox::toggled, this, &MechanismTab::changed);
+    connect(m_samples, &QSpinBox::valueChanged, this, &MechanismTab::changed);
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(120);
+    connect(&m_debounce, &QTimer::timeout, this, [this] { Q_EMIT simulateRequested(config()); });
+    updateLabels();
+}
+
+AveragingConfig MechanismTab::config() const {
+    AveragingConfig c;
+    c.weights = *parseAveragingWeights(m_weights->currentData().toString().toStdString());
+    c.causal = m_causal->isChecked();
+    c.length = m_length->value();
+    c.dim = m_dim->value();
+    c.temperature = temperatureOf(m_temperature->value());
+    c.samples = m_samples->value();
+    return c;
+}
+
+void MechanismTab::setConfig(const AveragingConfig& c) {
+    m_weights->setCurrentIndex(
+        std::max(0, m_weights->findData(QString::fromStdString(toString(c.weights)))));
+    m_causal->setChecked(c.causal);
+    m_length->setValue(c.length);
+    m_dim->setValue(c.dim);
+    m_temperature->setValue(static_cast<int>(std::lround(10.0 * std::log10(c.temperature))));
+    m_samples->setValue(c.samples);
+    changed();
+}
+
+void MechanismTab::changed() {
+    updateLabels();
+    m_debounce.start();
+}
+
+void MechanismTab::updateLabels() {
+    m_lengthText->setText(QString("T = %1").arg(m_length->value()));
+    m_dimText->setText(QString("d = %1").arg(m_dim->value()));
+    m_temperatureText->setText(
+        QString("t = %1").arg(temperatureOf(m_temperature->value()), 0, 'g', 3));
+    const bool random = m_weights->currentData().toString() == "random";
+    m_temperature->setEnabled(random);
+    m_temperatureText->setEnabled(random);
+}
+
+QString MechanismTab::scoreText() const {
+    return m_score->text();
+}
+
+void MechanismTab::showResult(const AveragingResult& r) {
+    const AveragingConfig c = config();
+    const bool closedForm = c.weights == AveragingWeights::Uniform && c.causal;
+    std::vector<Heatmap> maps;
+    maps.push_back({QString("simulated, mean over %1 sequences: %2")
+                        .arg(c.samples)
+                        .arg(r.adjacencyMean, 0, 'f', 3),
+                    r.length,
+                    r.meanMatrix,
+                    {}});
+    QString text = QString(
+                       "Adjacency score %1 ± %2 over %3 sequences of %4 tokens x %5 "
+                       "dimensions, %6 %7 averaging.")
+                       .arg(r.adjacencyMean, 0, 'f', 4)
+                       .arg(r.adjacencyStd, 0, 'f', 4)
+                       .arg(c.samples)
+                       .arg(c.length)
+                       .arg(c.dim)
+                       .arg(c.causal ? "causal" : "bidirectional")
+                       .arg(QString::fromStdString(toString(c.weights)));
+    if (closedForm) {
+        std::vector<float> closed = uniformAveragingCosine(r.length);
+        text += QString(
+                    " The closed form sqrt(k/m) of uniform averaging (right) is within %1 of "
+                    "the simulated mean everywhere.")
+                    .arg(largestLowerDifference(r.meanMatrix, closed, r.length), 0, 'f', 4);
+        maps.push_back({"closed form sqrt(k/m): 1.000", r.length, std::move(closed), {}});
+    } else if (!c.causal) {
+        text += " Every token averages the same tokens: identical rows, no adjacency pattern.";
+    }
+    m_score->setText(text);
+    m_heatmaps->setColumns(static_cast<int>(maps.size()));
+    m_heatmaps->setHeatmaps(std::move(maps));
+}
+
+}  // namespace nope::ui

@@ -1,0 +1,63 @@
+// The Mechanism tab: the averaging effect of causal attention, simulated without a model. Random
+// input vectors averaged over earlier tokens with uniform or random softmax weights; the mean
+// self-cosine matrix beside the closed form sqrt(k/m) of uniform averaging, and the adjacency
+// score, updating as the sliders move. The tab asks (simulateRequested) and draws the answer
+// (showResult); the window runs the simulation (mechanism/averaging.h).
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+#include "mechanism/averaging.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace nope::ui {
+
+class HeatmapGrid;
+
+class MechanismTab : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit MechanismTab(QWidget* parent = nullptr);
+
+    AveragingConfig config() const;
+    void setConfig(const AveragingConfig& config);
+    HeatmapGrid* heatmaps() const { return m_heatmaps; }
+    QString scoreText() const;
+
+public Q_SLOTS:
+    void showResult(const nope::AveragingResult& result);
+
+Q_SIGNALS:
+    // The settings changed (coalesced: at most one request per 120 ms of slider movement).
+    void simulateRequested(const nope::AveragingConfig& config);
+
+private:
+    void changed();
+    void updateLabels();
+
+    QComboBox* m_weights;
+    QCheckBox* m_causal;
+    QSlider* m_length;
+    QSlider* m_dim;
+    QSlider* m_temperature;  // log10(t) x 10, from -20 (0.01) to 20 (100)
+    QSpinBox* m_samples;
+    QLabel* m_lengthText;
+    QLabel* m_dimText;
+    QLabel* m_temperatureText;
+    QLabel* m_score;
+    HeatmapGrid* m_heatmaps;
+    QTimer m_debounce;
+    AveragingConfig m_shown;  // the settings of the result on screen
+};
+
+}  // namespace nope::ui
+
+Q_DECLARE_METATYPE(nope::AveragingConfig)
+Q_DECLARE_METATYPE(nope::AveragingResult)
