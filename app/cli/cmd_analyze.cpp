@@ -13,12 +13,36 @@
 #include "cli/model_source.h"
 #include "run/scores_io.h"
 #include "tasks/batch.h"
+#include "util/files.h"
 #include "util/format.h"
 #include "util/runtime.h"
 
 namespace nope::cli {
 
 namespace {
+
+constexpr const char* kAttentionWeights = "attn_weights";
+
+void printAttention(const AttentionAnalysis& attention) {
+    std::printf("\n%5s %4s  %8s  %13s\n", "layer", "head", "entropy", "mean distance");
+    for (const auto& h : attention.heads) {
+        std::printf("%5d %4d  %8.3f  %13.3f\n", h.layer, h.head, h.entropy, h.meanDistance);
+    }
+}
+
+// attention.csv (layer,head,entropy,mean_distance) and attention/layer<l>_head<h>.csv.
+void writeAttention(const std::filesystem::path& dir, const AttentionAnalysis& attention) {
+    std::string csv = "layer,head,entropy,mean_distance\n";
+    for (const auto& h : attention.heads) {
+        csv += std::to_string(h.layer) + "," + std::to_string(h.head) + "," + fixed(h.entropy, 6) +
+               "," + fixed(h.meanDistance, 6) + "\n";
+        writeFileAtomic(
+            dir / "attention" /
+                ("layer" + std::to_string(h.layer) + "_head" + std::to_string(h.head) + ".csv"),
+            matrixCsv(h.meanMatrix, attention.seqLen));
+    }
+    writeFileAtomic(dir / "attention.csv", csv);
+}
 
 void printTable(const Analysis& analysis) {
     std::printf("%-10s %5s  %9s  %7s  %6s  %8s\n", "point", "layer", "adjacency", "std", "norm",
@@ -65,7 +89,10 @@ int runAnalyze(const Args& args) {
     flags.addInt("samples", &samples, "test prompts to analyse", 1, data.testSize);
     flags.addUint64("data-seed", &dataSeed, "seed of the dataset and of the prompt draw");
     source.addTo(flags);
-    flags.addList("point", &points, "capture points to score", pointNames());
+    std::vector<std::string> choices = pointNames();
+    choices.push_back(kAttentionWeights);
+    flags.addList("point", &points,
+                  "capture points to score; attn_weights: every head's attention weights", choices);
     flags.addString("out", &out, "folder for scores.csv, scores.json and matrices/", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("json", &json, "print scores.json to stdout instead of the table");
@@ -102,8 +129,13 @@ int runAnalyze(const Args& args) {
         return kExitOk;
     }
     CaptureSet pointSet;
+    bool withAttention = false;
     for (const auto& p : points) {
-        pointSet.insert(*parseCapturePoint(p));
+        if (p == kAttentionWeights) {
+            withAttention = true;
+        } else {
+            pointSet.insert(*parseCapturePoint(p));
+        }
     }
 
     configureRuntime(threads);
@@ -116,7 +148,10 @@ int runAnalyze(const Args& args) {
     const auto analysisStart = std::chrono::steady_clock::now();
     AnalysisOptions options;
     options.points = pointSet;
-    const Analysis analysis = analyze(*model, prompts.tokens, options);
+    const Analysis analysis =
+        pointSet.empty() ? Analysis{} : analyze(*model, prompts.tokens, options);
+    const AttentionAnalysis attention =
+        withAttention ? analyzeAttention(*model, prompts.tokens) : AttentionAnalysis{};
     const double analysisSeconds = secondsSince(analysisStart);
 
     std::vector<std::string> chosen;
@@ -130,21 +165,39 @@ int runAnalyze(const Args& args) {
     if (json) {
         nlohmann::json all = meta;
         all.update(scoresJson(analysis));
+        if (withAttention) {
+            all["attention"] = nlohmann::json::array();
+            for (const auto& h : attention.heads) {
+                all["attention"].push_back({{"layer", h.layer},
+                                            {"head", h.head},
+                                            {"entropy", h.entropy},
+                                            {"mean_distance", h.meanDistance}});
+            }
+        }
         std::cout << all.dump(2) << "\n";
     } else {
         std::printf(
             "%s: %d test prompts of %d tokens; model %d layers x %d wide, %d heads, pe %s, "
             "%s attention, %s\n\n",
-            task.c_str(), analysis.samples, analysis.seqLen, config.nLayer, config.nEmbd,
-            config.nHead, toString(config.positional).c_str(), toString(config.attention).c_str(),
+            task.c_str(), static_cast<int>(prompts.tokens.size(0)),
+            static_cast<int>(prompts.tokens.size(1)), config.nLayer, config.nEmbd, config.nHead,
+            toString(config.positional).c_str(), toString(config.attention).c_str(),
             source.summary().c_str());
-        printTable(analysis);
+        if (!analysis.rows.empty()) {
+            printTable(analysis);
+        }
+        if (withAttention) {
+            printAttention(attention);
+        }
         std::printf("\nsetup %.2f s, analysis %.2f s (forward %.2f s, scores %.2f s; %d threads)\n",
                     setupSeconds, analysisSeconds, analysis.forwardSeconds, analysis.scoringSeconds,
                     at::get_num_threads());
     }
     if (!out.empty()) {
         writeAnalysisFolder(out, analysis, meta);
+        if (withAttention) {
+            writeAttention(out, attention);
+        }
         if (!json) {
             std::printf("wrote %s/scores.csv, scores.json and %zu matrices\n", out.c_str(),
                         analysis.rows.size());

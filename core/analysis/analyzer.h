@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "analysis/analysis.h"
+#include "analysis/attention.h"
 #include "model/gpt.h"
 #include "util/autocast_scope.h"
 
@@ -39,6 +40,13 @@ private:
 
 // Self-cosine similarity of each sequence: h (B, T, D) -> (B, T, T), in fp32.
 torch::Tensor selfCosine(const torch::Tensor& hidden);
+
+// The statistics of attention weights (B, heads, T, T) of one layer, per head
+// (analysis/attention.h).
+std::vector<HeadAttention> attentionStatistics(const torch::Tensor& weights, int layer);
+// The attention of every layer and head on the prompts (N, T): mean matrices, entropy, distance.
+AttentionAnalysis analyzeAttention(GptImpl& model, const torch::Tensor& tokens,
+                                   int batchSize = 128);
 
 // tokens (N, T) int64; `prompts` (optional) their text, kept for the first keepPrompts.
 Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,

@@ -44,7 +44,8 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Tensor* heads,
                                                KvCache* cache, size_t layer,
-                                               const torch::Tensor& hidden) {
+                                               const torch::Tensor& hidden,
+                                               torch::Tensor* weights) {
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
     const int64_t hs = C / nHead;
     auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
@@ -75,7 +76,11 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
     if (hidden.defined()) {
         att = att.masked_fill(hidden, -std::numeric_limits<float>::infinity());
     }
-    att = attn_dropout(torch::softmax(att, /*dim=*/-1));
+    att = torch::softmax(att, /*dim=*/-1);
+    if (weights) {
+        *weights = att;
+    }
+    att = attn_dropout(att);
     auto y = batchedMatmul(att.reshape({B * nHead, T, S}), v.reshape({B * nHead, S, hs}),
                            /*transposeB=*/false)
                  .view({B, nHead, T, hs});               // (B, nh, T, hs)
@@ -110,7 +115,8 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache
     torch::Tensor heads;
     x = x + attn->forward(normed,
                           any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
-                          cache, layer, hidden);
+                          cache, layer, hidden,
+                          any && capture->attentionWeights ? &capture->weights[layer] : nullptr);
     x = x + mlp(ln_2(x));
     if (any) {
         if (capture->wanted.contains(CapturePoint::AttnIn)) {
@@ -183,6 +189,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
         capture->attnIn.assign(L, {});
         capture->attn.assign(L, {});
         capture->resid.assign(L, {});
+        capture->weights.assign(L, {});
         if (capture->wanted.contains(CapturePoint::Embedding)) {
             capture->embedding = x;
         }

@@ -21,10 +21,12 @@ namespace nope {
 // are recorded; recording keeps a reference to a tensor the pass computes anyway.
 struct HiddenStates {
     CaptureSet wanted;
+    bool attentionWeights = false;  // also record every block's attention weights (free when off)
     torch::Tensor embedding;
     std::vector<torch::Tensor> attnIn;  // per block, index 0 is layer 1
     std::vector<torch::Tensor> attn;
     std::vector<torch::Tensor> resid;
+    std::vector<torch::Tensor> weights;  // per block, (B, nh, T, keys) after the softmax
 
     // The recorded tensor of a site (layer 0 for the embedding).
     const torch::Tensor& at(CapturePoint point, int layer) const;
@@ -55,9 +57,10 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
     // With a cache, x holds only new tokens; their keys and values are appended at `layer`.
     // `hidden` (B, 1, T, keys) bool, when defined, hides keys from queries on top of the causal
     // mask (the padding mask, see GptImpl::forward).
+    // `weights`, when given, receives the attention weights after the softmax (B, nh, T, keys).
     torch::Tensor forward(const torch::Tensor& x, torch::Tensor* heads = nullptr,
                           KvCache* cache = nullptr, size_t layer = 0,
-                          const torch::Tensor& hidden = {});
+                          const torch::Tensor& hidden = {}, torch::Tensor* weights = nullptr);
 
     Linear c_attn{nullptr};  // C -> 3C, q, k, v fused
     Linear c_proj{nullptr};  // C -> C

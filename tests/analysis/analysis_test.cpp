@@ -127,3 +127,68 @@ TEST(Analyzer, RunsInFp32EvenUnderAutocast) {
 
 }  // namespace
 }  // namespace nope
+
+namespace nope {
+namespace {
+
+// Uniform causal weights by hand: row i spreads 1 / (i + 1) over tokens 0..i, so its entropy is
+// ln(i + 1) and its mean distance back i / 2.
+TEST(Attention, StatisticsOfUniformCausalWeights) {
+    const int64_t T = 5;
+    const auto allowed = torch::ones({T, T}).tril();
+    const auto uniform = (allowed / allowed.sum(-1, true)).expand({2, 1, T, T});
+    const auto stats = attentionStatistics(uniform, 3);
+    ASSERT_EQ(stats.size(), 1u);
+    EXPECT_EQ(stats[0].layer, 3);
+    double entropy = 0.0;
+    for (int i = 0; i < T; ++i) {
+        entropy += std::log(i + 1.0);
+    }
+    EXPECT_NEAR(stats[0].entropy, entropy / T, 1e-6);
+    EXPECT_NEAR(stats[0].meanDistance, (0 + 0.5 + 1 + 1.5 + 2) / 5.0, 1e-6);
+    EXPECT_NEAR(stats[0].meanMatrix[3 * T + 1], 0.25, 1e-7);
+    // attention to the token itself only: entropy 0, distance 0
+    const auto self = torch::eye(T).expand({1, 2, T, T});
+    const auto selfStats = attentionStatistics(self, 1);
+    ASSERT_EQ(selfStats.size(), 2u);
+    EXPECT_NEAR(selfStats[1].entropy, 0.0, 1e-7);
+    EXPECT_NEAR(selfStats[1].meanDistance, 0.0, 1e-7);
+}
+
+// A model's own weights: each row sums to 1 over earlier tokens and future tokens get none;
+// with bidirectional attention they do.
+TEST(Attention, ModelWeightsSumToOneOverEarlierTokens) {
+    ModelConfig m;
+    m.nLayer = 2;
+    m.nHead = 2;
+    m.nEmbd = 32;
+    m.blockSize = 32;
+    Gpt model(m);
+    initializeWeights(*model);
+    const auto tokens = torch::randint(0, 96, {3, 10}, torch::kLong);
+    const AttentionAnalysis a = analyzeAttention(*model, tokens, 2);  // two batches
+    ASSERT_EQ(a.heads.size(), 4u);
+    EXPECT_EQ(a.samples, 3);
+    for (const auto& h : a.heads) {
+        for (int i = 0; i < 10; ++i) {
+            double row = 0.0;
+            for (int j = 0; j < 10; ++j) {
+                row += h.meanMatrix[i * 10 + j];
+                if (j > i) {
+                    EXPECT_EQ(h.meanMatrix[i * 10 + j], 0.0f) << "future token " << j;
+                }
+            }
+            EXPECT_NEAR(row, 1.0, 1e-5);
+        }
+        EXPECT_GT(h.entropy, 0.0);
+        EXPECT_LT(h.entropy, std::log(10.0));
+    }
+    m.attention = AttentionKind::Bidirectional;
+    Gpt both(m);
+    initializeWeights(*both);
+    const AttentionAnalysis b = analyzeAttention(*both, tokens);
+    EXPECT_GT(b.heads[0].meanMatrix[0 * 10 + 9], 0.0f);  // the first token sees the last
+}
+
+}  // namespace
+}  // namespace nope

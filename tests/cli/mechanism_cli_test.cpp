@@ -32,6 +32,33 @@ TEST_F(Cli, MechanismSimulateWritesTheMatrixAndTheScore) {
     EXPECT_FALSE(nlohmann::json::parse(random.out).contains("largest_difference_from_closed_form"));
 }
 
+// analyze --point attn_weights: every head's mean attention matrix and its statistics.
+TEST_F(Cli, AnalyzeWritesTheAttentionWeights) {
+    const fs::path out = m_dir / "attention";
+    const Result r =
+        run("analyze --task reversal --layers 2 --heads 2 --dim 32 --samples 8 "
+            "--point attn,attn_weights --out " +
+            out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("mean distance"), std::string::npos) << r.out;
+    const auto table = lines(slurp(out / "attention.csv"));
+    ASSERT_EQ(table.size(), 1u + 2u * 2u);  // 2 layers x 2 heads
+    EXPECT_EQ(table[0], "layer,head,entropy,mean_distance");
+    const auto matrix = lines(slurp(out / "attention" / "layer2_head1.csv"));
+    ASSERT_EQ(matrix.size(), 22u);  // the reversal prompts' 22 tokens
+    double row = 0.0;
+    std::stringstream cells(matrix[21]);
+    for (std::string cell; std::getline(cells, cell, ',');) {
+        row += std::stod(cell);
+    }
+    EXPECT_NEAR(row, 1.0, 1e-3);  // the last query's weights over every key
+    const Result only =
+        run("analyze --task reversal --layers 1 --heads 2 --dim 32 --samples 4 "
+            "--point attn_weights --json");
+    ASSERT_EQ(only.status, 0) << only.err;
+    EXPECT_EQ(nlohmann::json::parse(only.out).at("attention").size(), 2u);
+}
+
 TEST_F(Cli, MechanismRefusesBadFlags) {
     const struct {
         std::string args;
