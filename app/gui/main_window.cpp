@@ -323,36 +323,6 @@ void MainWindow::styleBanner() {
                                      ui::themeColor(ui::ThemeColor::BannerText, dark).name()));
 }
 
-ui::ExportSet MainWindow::exportSet() {
-    redraw();  // export what the current step shows
-    ui::ExportSet set;
-    set.heatmaps = m_heatmaps->plot();
-    set.adjacencyCurves = m_curves->adjacencyPlot();
-    set.trainingCurves = m_curves->trainingPlot();
-    set.probeBars = m_probes->panel()->barsPlot();
-    set.probeScatter = m_probes->panel()->scatterPlot();
-    set.scores = m_scores->tableData();
-    set.probes = m_probes->panel()->table();
-    if (!m_mechanism->heatmaps()->heatmaps().empty()) {
-        set.mechanism = m_mechanism->heatmaps()->plot();
-    }
-    if (!m_sweep->results().runs.empty()) {
-        set.sweepHeatmap = m_sweep->heatmapPlot();
-        set.sweepLines = m_sweep->linesPlot();
-        set.sweepSummary = m_sweep->tableData();
-    }
-    if (!m_compare->browser()->checkedRuns().empty()) {
-        set.comparedAdjacency = m_compare->curves()->adjacencyPlot();
-        set.comparedAccuracy = m_compare->curves()->accuracyPlot();
-        set.comparedScores = m_compare->curves()->tableData();
-        set.sideA = m_compare->sideBySide()->grid(0)->plot();
-        set.sideB = m_compare->sideBySide()->grid(1)->plot();
-        set.sideDifference = m_compare->sideBySide()->grid(2)->plot();
-    }
-    set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
-    return set;
-}
-
 QStringList MainWindow::exportAll(const QString& dir, double scale) {
     return m_exportMenu->exportAll(dir, scale);
 }

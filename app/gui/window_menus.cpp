@@ -8,7 +8,19 @@
 #include "gui/main_window.h"
 #include "run/run_folder.h"
 #include "util/files.h"
+#include "widgets/compare_curves.h"
+#include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
+#include "widgets/curve_panel.h"
+#include "widgets/heatmap_grid.h"
+#include "widgets/mechanism_tab.h"
+#include "widgets/probe_panel.h"
+#include "widgets/probe_tab.h"
+#include "widgets/qcp.h"
+#include "widgets/run_browser.h"
+#include "widgets/score_table.h"
+#include "widgets/side_by_side.h"
+#include "widgets/sweep_tab.h"
 #include "widgets/theme.h"
 
 namespace nope::gui {
@@ -110,6 +122,37 @@ void MainWindow::addCheckpointActions(QMenu* file) {
             m_controller->saveCheckpoint(path);
         }
     });
+}
+
+// What File → Export writes: every panel of the window at the current step.
+ui::ExportSet MainWindow::exportSet() {
+    redraw();  // export what the current step shows
+    ui::ExportSet set;
+    set.heatmaps = m_heatmaps->plot();
+    set.adjacencyCurves = m_curves->adjacencyPlot();
+    set.trainingCurves = m_curves->trainingPlot();
+    set.probeBars = m_probes->panel()->barsPlot();
+    set.probeScatter = m_probes->panel()->scatterPlot();
+    set.scores = m_scores->tableData();
+    set.probes = m_probes->panel()->table();
+    if (!m_mechanism->heatmaps()->heatmaps().empty()) {
+        set.mechanism = m_mechanism->heatmaps()->plot();
+    }
+    if (!m_sweep->results().runs.empty()) {
+        set.sweepHeatmap = m_sweep->heatmapPlot();
+        set.sweepLines = m_sweep->linesPlot();
+        set.sweepSummary = m_sweep->tableData();
+    }
+    if (!m_compare->browser()->checkedRuns().empty()) {
+        set.comparedAdjacency = m_compare->curves()->adjacencyPlot();
+        set.comparedAccuracy = m_compare->curves()->accuracyPlot();
+        set.comparedScores = m_compare->curves()->tableData();
+        set.sideA = m_compare->sideBySide()->grid(0)->plot();
+        set.sideB = m_compare->sideBySide()->grid(1)->plot();
+        set.sideDifference = m_compare->sideBySide()->grid(2)->plot();
+    }
+    set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
+    return set;
 }
 
 }  // namespace nope::gui

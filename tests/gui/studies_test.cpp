@@ -54,17 +54,22 @@ void putTheCliOnThePath() {
     }
 }
 
-TEST(Sweep, TheTabRunsASweepAndShowsItsResults) {
+// A sweep of tiny reversal models at init into `folder`.
+ui::SweepRequest tinySweep(const QString& grid, int seeds, const QString& folder) {
     putTheCliOnThePath();
+    ui::SweepRequest request;
+    request.grid = grid;
+    request.seeds = seeds;
+    request.fixed = {"--task", "reversal", "--dim", "32", "--heads", "2", "--samples", "8"};
+    request.out = folder;
+    return request;
+}
+
+TEST(Sweep, TheTabRunsASweepAndShowsItsResults) {
     QTemporaryDir dir;
     MainWindow window;
     ui::SweepTab* tab = window.sweep();
-    ui::SweepRequest request;
-    request.grid = "layers=1,2";
-    request.seeds = 2;
-    request.fixed = {"--task", "reversal", "--dim", "32", "--heads", "2", "--samples", "8"};
-    request.out = dir.filePath("sweep");
-    tab->setRequest(request);
+    tab->setRequest(tinySweep("layers=1,2", 2, dir.filePath("sweep")));
     QSignalSpy finished(window.sweepRunner(), &SweepRunner::finished);
     Q_EMIT tab->runRequested(tab->request());
     ASSERT_TRUE(waitFor([&] { return !finished.isEmpty(); }, 120000));
@@ -81,16 +86,11 @@ TEST(Sweep, TheTabRunsASweepAndShowsItsResults) {
 }
 
 TEST(Sweep, StopLeavesAFolderThatRunResumesAndAnotherGridIsRefused) {
-    putTheCliOnThePath();
     QTemporaryDir dir;
     MainWindow window;
     ui::SweepTab* tab = window.sweep();
-    ui::SweepRequest request;
-    request.grid = "layers=1,2,3";
-    request.seeds = 4;
+    ui::SweepRequest request = tinySweep("layers=1,2,3", 4, dir.filePath("sweep"));
     request.jobs = 1;
-    request.fixed = {"--task", "reversal", "--dim", "32", "--heads", "2", "--samples", "8"};
-    request.out = dir.filePath("sweep");
     tab->setRequest(request);
     QSignalSpy finished(window.sweepRunner(), &SweepRunner::finished);
     Q_EMIT tab->runRequested(tab->request());
