@@ -1,7 +1,7 @@
-// nopescope-cli mechanism: why the adjacency pattern appears. `simulate` averages random input
-// vectors causally with weights no training made (uniform, or random softmax weights of a chosen
-// temperature) and scores the self-cosine matrix of the averages against the closed form of
-// uniform averaging, sqrt(k/m).
+// nopescope-cli mechanism: why the adjacency pattern appears (ablate: cmd_mechanism_ablate.cpp).
+// `simulate` averages random input vectors causally with weights no training made (uniform, or
+// random softmax weights of a chosen temperature) and scores the self-cosine matrix of the averages
+// against the closed form of uniform averaging, sqrt(k/m).
 #include <cstdio>
 #include <iostream>
 
@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/mechanism_commands.h"
 #include "mechanism/averaging.h"
 #include "run/scores_io.h"
 #include "util/files.h"
@@ -18,7 +19,7 @@ namespace nope::cli {
 
 namespace {
 
-constexpr const char* kSubcommands = "simulate";
+constexpr const char* kSubcommands = "simulate, ablate";
 
 nlohmann::json settingsJson(const AveragingConfig& c) {
     return {{"length", c.length},
@@ -125,11 +126,16 @@ int runSimulate(const Args& args) {
 int runMechanism(const Args& args) {
     if (args.empty() || args[0] == "--help" || args[0] == "-h") {
         std::cout << "usage: nopescope-cli mechanism <" << kSubcommands << "> [flags]\n"
-                  << "  simulate  the averaging effect of causal attention without a model\n";
+                  << "  simulate  the averaging effect of causal attention without a model\n"
+                  << "  ablate    the authors' ablations at init: the adjacency score of every\n"
+                  << "            layer with one switch of the attention or its inputs\n";
         return args.empty() ? kExitUsage : kExitOk;
     }
     if (args[0] == "simulate") {
         return runSimulate(Args(args.begin() + 1, args.end()));
+    }
+    if (args[0] == "ablate") {
+        return runAblate(Args(args.begin() + 1, args.end()));
     }
     return usageError("mechanism",
                       "unknown subcommand '" + args[0] + "' (allowed: " + kSubcommands + ")");

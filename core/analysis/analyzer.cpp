@@ -51,6 +51,14 @@ std::vector<Accumulator> makeAccumulators(const CaptureSet& points, int layers) 
 
 }  // namespace
 
+void forwardAny(GptImpl& model, const torch::Tensor& chunk, HiddenStates& states) {
+    if (chunk.dim() == 3) {
+        model.forwardInputs(chunk, &states, Head::None);
+    } else {
+        model.forward(chunk, &states, Head::None);
+    }
+}
+
 EvalScope::EvalScope(GptImpl& model)
     : m_model(model), m_wasTraining(model.is_training()), m_fp32(false) {
     m_model.eval();
@@ -68,7 +76,8 @@ torch::Tensor selfCosine(const torch::Tensor& hidden) {
 
 Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,
                  const std::vector<std::string>& prompts) {
-    TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) >= 1, "analysis needs tokens of shape (N, T)");
+    TORCH_CHECK((tokens.dim() == 2 || tokens.dim() == 3) && tokens.size(0) >= 1,
+                "analysis needs tokens (N, T) or inputs (N, T, C)");
     EvalScope scope(model);
     const int64_t N = tokens.size(0);
     const int T = static_cast<int>(tokens.size(1));
@@ -88,7 +97,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         HiddenStates states;
         states.wanted = options.points;
         const auto t0 = Clock::now();
-        model.forward(chunk, &states, Head::None);
+        forwardAny(model, chunk, states);
         const auto t1 = Clock::now();
         for (auto& acc : accs) {
             score(acc, states.at(acc.point, acc.layer), start, options.keepPrompts);

@@ -44,11 +44,17 @@ torch::Tensor selfCosine(const torch::Tensor& hidden);
 // The statistics of attention weights (B, heads, T, T) of one layer, per head
 // (analysis/attention.h).
 std::vector<HeadAttention> attentionStatistics(const torch::Tensor& weights, int layer);
-// The attention of every layer and head on the prompts (N, T): mean matrices, entropy, distance.
+// The attention of every layer and head on the prompts (N, T) or inputs (N, T, C): mean matrices,
+// entropy, distance.
 AttentionAnalysis analyzeAttention(GptImpl& model, const torch::Tensor& tokens,
                                    int batchSize = 128);
 
-// tokens (N, T) int64; `prompts` (optional) their text, kept for the first keepPrompts.
+// The forward pass of an analysis: tokens (B, T) int64, or inputs (B, T, C) in place of the
+// token embeddings (the ablations' drawn inputs).
+void forwardAny(GptImpl& model, const torch::Tensor& chunk, HiddenStates& states);
+
+// tokens (N, T) int64 or inputs (N, T, C); `prompts` (optional) their text, kept for the first
+// keepPrompts.
 Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,
                  const std::vector<std::string>& prompts = {});
 

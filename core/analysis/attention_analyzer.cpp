@@ -48,7 +48,8 @@ std::vector<HeadAttention> attentionStatistics(const torch::Tensor& weights, int
 }
 
 AttentionAnalysis analyzeAttention(GptImpl& model, const torch::Tensor& tokens, int batchSize) {
-    TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) >= 1, "analysis needs tokens of shape (N, T)");
+    TORCH_CHECK((tokens.dim() == 2 || tokens.dim() == 3) && tokens.size(0) >= 1,
+                "analysis needs tokens (N, T) or inputs (N, T, C)");
     EvalScope scope(model);
     const int64_t N = tokens.size(0), T = tokens.size(1);
     const size_t L = static_cast<size_t>(model.config().nLayer);
@@ -57,7 +58,7 @@ AttentionAnalysis analyzeAttention(GptImpl& model, const torch::Tensor& tokens, 
     for (int64_t start = 0; start < N; start += batch) {
         HiddenStates states;
         states.attentionWeights = true;
-        model.forward(tokens.slice(0, start, std::min(N, start + batch)), &states, Head::None);
+        forwardAny(model, tokens.slice(0, start, std::min(N, start + batch)), states);
         for (size_t l = 0; l < L; ++l) {
             HeadSums s = headSums(states.weights[l]);
             if (!total[l].matrix.defined()) {

@@ -46,6 +46,11 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
                                                KvCache* cache, size_t layer,
                                                const torch::Tensor& hidden,
                                                torch::Tensor* weights) {
+    if (!variant.isModelOwn()) {
+        TORCH_CHECK(!cache && !hidden.defined(),
+                    "an attention ablation runs without a cache or a padding mask");
+        return forwardVariant(x, heads, weights);
+    }
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
     const int64_t hs = C / nHead;
     auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
@@ -85,6 +90,102 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
                            /*transposeB=*/false)
                  .view({B, nHead, T, hs});               // (B, nh, T, hs)
     y = y.transpose(1, 2).contiguous().view({B, T, C});  // (B, T, C), heads concatenated
+    if (heads) {
+        *heads = y;
+    }
+    return resid_dropout(c_proj(y));
+}
+
+namespace {
+
+// Attention weights from scaled scores s (B, nh, T, S) under an ablation's normalisation;
+// `future` (T, S) bool marks the keys after each query, undefined for bidirectional attention.
+torch::Tensor normalizeScores(torch::Tensor s, const torch::Tensor& future, AttentionNorm norm,
+                              bool asAuthors) {
+    const bool masked = future.defined();
+    if (norm == AttentionNorm::Softmax) {
+        return torch::softmax(
+            masked ? s.masked_fill(future, -std::numeric_limits<float>::infinity()) : s, -1);
+    }
+    if (norm == AttentionNorm::Uniform) {
+        auto w = torch::ones_like(s);
+        if (masked && !asAuthors) {
+            w = w.masked_fill(future, 0.0);
+        }
+        return w / w.sum(-1, /*keepdim=*/true);
+    }
+    if (masked && asAuthors) {
+        s = s.masked_fill(future, 0.0);  // a score of 0, then the function: f(0) may weigh it
+    }
+    torch::Tensor f;
+    switch (norm) {
+        case AttentionNorm::Abs:
+            f = s.abs();
+            break;
+        case AttentionNorm::Relu:
+            f = torch::relu(s);
+            break;
+        case AttentionNorm::Gelu:
+            f = torch::gelu(s, "tanh");
+            break;
+        case AttentionNorm::Sigmoid:
+            f = torch::sigmoid(s);
+            break;
+        default:  // NoDiv, DivSum: the scores themselves
+            f = s;
+            break;
+    }
+    if (masked && !asAuthors) {
+        f = f.masked_fill(future, 0.0);
+    }
+    if (norm == AttentionNorm::NoDiv) {
+        return f;
+    }
+    auto sum = f.sum(-1, /*keepdim=*/true);
+    if (asAuthors) {
+        return f / sum;
+    }
+    return torch::where(sum == 0, torch::zeros_like(f), f / sum);
+}
+
+}  // namespace
+
+torch::Tensor CausalSelfAttentionImpl::forwardVariant(const torch::Tensor& x, torch::Tensor* heads,
+                                                      torch::Tensor* weights) {
+    const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+    const int64_t hs = C / nHead;
+    if (variant.inputOut) {
+        if (heads) {
+            *heads = x;
+        }
+        return x;
+    }
+    torch::Tensor q, k, v;
+    if (variant.shrinkX > 0.0) {
+        q = k = v = x / variant.shrinkX;
+    } else {
+        auto qkv = c_attn(x).split(C, /*dim=*/2);
+        q = variant.noQ ? x : qkv[0];
+        k = variant.noK ? x : qkv[1];
+        v = variant.noV ? x : qkv[2];
+    }
+    auto split = [&](const torch::Tensor& t) {
+        return t.reshape({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
+    };
+    q = split(q);
+    k = split(k);
+    v = split(v);
+    auto s = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)));
+    torch::Tensor future;
+    if (causal) {
+        future = torch::ones({T, T}, x.options().dtype(torch::kBool)).triu(/*diagonal=*/1);
+    }
+    auto w = normalizeScores(s, future, variant.norm, variant.asAuthors);
+    if (weights) {
+        *weights = w;
+    }
+    w = attn_dropout(w);
+    auto y = torch::matmul(w, v).transpose(1, 2).contiguous().view({B, T, C});
     if (heads) {
         *heads = y;
     }
@@ -183,17 +284,6 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
     } else if (m_sinusoidal.defined()) {
         x = x + m_sinusoidal.slice(0, past, past + T).to(x.device());
     }
-    x = transformer->drop(x);
-    if (capture) {
-        const size_t L = transformer->blocks.size();
-        capture->attnIn.assign(L, {});
-        capture->attn.assign(L, {});
-        capture->resid.assign(L, {});
-        capture->weights.assign(L, {});
-        if (capture->wanted.contains(CapturePoint::Embedding)) {
-            capture->embedding = x;
-        }
-    }
     torch::Tensor hidden;
     if (padding.defined() || (cache && cache->padding.defined())) {
         const auto options = idx.options().dtype(torch::kBool);
@@ -203,6 +293,40 @@ torch::Tensor GptImpl::forward(const torch::Tensor& idx, HiddenStates* capture, 
         hidden = paddingMask(keys, past);
         if (cache) {
             cache->padding = keys;
+        }
+    }
+    return run(x, capture, head, cache, hidden);
+}
+
+torch::Tensor GptImpl::forwardInputs(const torch::Tensor& x, HiddenStates* capture, Head head) {
+    TORCH_CHECK(x.dim() == 3 && x.size(2) == m_config.nEmbd,
+                "inputs must be (B, T, " + std::to_string(m_config.nEmbd) + ")");
+    if (x.size(1) > m_config.blockSize) {
+        throw std::invalid_argument("sequence of " + std::to_string(x.size(1)) +
+                                    " tokens exceeds the context of " +
+                                    std::to_string(m_config.blockSize));
+    }
+    return run(x, capture, head, nullptr, {});
+}
+
+void GptImpl::setAttentionVariant(const AttentionVariant& variant) {
+    for (auto& block : transformer->blocks) {
+        block->attn->variant = variant;
+    }
+}
+
+torch::Tensor GptImpl::run(torch::Tensor x, HiddenStates* capture, Head head, KvCache* cache,
+                           const torch::Tensor& hidden) {
+    const int64_t T = x.size(1);
+    x = transformer->drop(x);
+    if (capture) {
+        const size_t L = transformer->blocks.size();
+        capture->attnIn.assign(L, {});
+        capture->attn.assign(L, {});
+        capture->resid.assign(L, {});
+        capture->weights.assign(L, {});
+        if (capture->wanted.contains(CapturePoint::Embedding)) {
+            capture->embedding = x;
         }
     }
     for (size_t l = 0; l < transformer->blocks.size(); ++l) {

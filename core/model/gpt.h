@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "model/attention_variant.h"
 #include "model/capture_point.h"
 #include "model/dropout.h"
 #include "model/linear.h"
@@ -68,6 +69,12 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
     Dropout resid_dropout{nullptr};
     int64_t nHead;
     bool causal;
+    AttentionVariant variant;  // an ablation's switches; the model's own attention by default
+
+private:
+    // The attention under `variant` (no cache, no padding mask): plain tensor operations.
+    torch::Tensor forwardVariant(const torch::Tensor& x, torch::Tensor* heads,
+                                 torch::Tensor* weights);
 };
 TORCH_MODULE(CausalSelfAttention);
 
@@ -123,12 +130,26 @@ struct GptImpl : torch::nn::Module {
                           Head head = Head::AllPositions, KvCache* cache = nullptr,
                           const torch::Tensor& padding = {});
 
+    // x (B, T, C) in place of the token embeddings (and of any positional encoding): the
+    // ablations' drawn inputs. Dropout, blocks and head as in forward.
+    torch::Tensor forwardInputs(const torch::Tensor& x, HiddenStates* capture = nullptr,
+                                Head head = Head::AllPositions);
+
+    // Every block's attention switches (mechanism/ablation.h); AttentionVariant{} restores the
+    // model's own attention.
+    void setAttentionVariant(const AttentionVariant& variant);
+
     const ModelConfig& config() const { return m_config; }
     Block block(size_t layer) const;
 
     Transformer transformer{nullptr};
 
 private:
+    // Dropout, the blocks and the head on the block-0 input x (B, T, C); `hidden` as in
+    // CausalSelfAttentionImpl::forward.
+    torch::Tensor run(torch::Tensor x, HiddenStates* capture, Head head, KvCache* cache,
+                      const torch::Tensor& hidden);
+
     ModelConfig m_config;
     torch::Tensor m_sinusoidal;  // (block size, C) fixed table when positional == sinusoidal
 };

@@ -69,7 +69,7 @@ TEST_F(Cli, MechanismRefusesBadFlags) {
          "--weights: 'learned' is not allowed (allowed: uniform, random)"},
         {"simulate --temperature 0", "--temperature"},
         {"simulate --samples 100000 --length 1024 --dim 1024", "too many"},
-        {"transplant", "unknown subcommand 'transplant' (allowed: simulate)"},
+        {"transplant", "unknown subcommand 'transplant' (allowed: simulate, ablate)"},
     };
     for (const auto& c : cases) {
         const Result r = run("mechanism " + c.args + " --out " + (m_dir / "x").string());
@@ -77,6 +77,38 @@ TEST_F(Cli, MechanismRefusesBadFlags) {
         EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << "\n" << r.err;
         EXPECT_FALSE(fs::exists(m_dir / "x")) << c.args;
     }
+}
+
+// mechanism ablate: the table, ablations.csv with exactly its columns, the prompts, bad flags.
+TEST_F(Cli, MechanismAblateWritesTheTable) {
+    const fs::path out = m_dir / "ablate";
+    const Result r =
+        run("mechanism ablate --layers 2 --heads 2 --dim 32 --samples 16 --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("attn: adjacency score"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("shrink_x"), std::string::npos) << r.out;
+    const auto csv = lines(slurp(out / "ablations.csv"));
+    ASSERT_EQ(csv.size(), 1u + 16u * 3u);  // 16 ablations x (embedding + 2 layers)
+    EXPECT_EQ(csv[0], "ablation,point,layer,adjacency_mean,adjacency_std");
+    EXPECT_EQ(csv[1].substr(0, 20), "softmax,embedding,0,");
+    EXPECT_EQ(lines(slurp(out / "tokens.csv")).size(), 16u);
+    const auto meta = nlohmann::json::parse(slurp(out / "ablations.json"));
+    EXPECT_EQ(meta.at("as_authors"), false);
+    EXPECT_EQ(meta.at("rows").size(), 48u);
+
+    const Result authors = run(
+        "mechanism ablate --layers 1 --heads 2 --dim 32 --samples 8 --ablations sigmoid,uniform "
+        "--as-authors --json");
+    ASSERT_EQ(authors.status, 0) << authors.err;
+    const auto rows = nlohmann::json::parse(authors.out).at("rows");
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_LT(rows[3].at("adjacency_mean").get<double>(), 0.05);  // uniform over every token
+
+    EXPECT_EQ(run("mechanism ablate --ablations softmax,nope").status, 2);
+    EXPECT_EQ(run("mechanism ablate --shrink-x 0").status, 2);
+    const Result eqx = run("mechanism ablate --task reversal --dim 8 --heads 2 --ablations eqx");
+    EXPECT_EQ(eqx.status, 2);
+    EXPECT_NE(eqx.err.find("eqx"), std::string::npos) << eqx.err;
 }
 
 }  // namespace
