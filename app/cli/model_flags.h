@@ -20,6 +20,8 @@ public:
     // `flags` is the parsed set, consulted for flags that only make sense together.
     std::optional<std::string> build(const FlagSet& flags, ModelConfig& out) const;
     uint64_t seed() const { return m_spec->train.seed; }
+    // The model as the flags set it (before any check).
+    const ModelConfig& requested() const { return m_spec->model; }
 
 private:
     RunSpec m_own;

@@ -22,7 +22,8 @@ constexpr const char* kSetByTheFile[] = {"layers",    "dim",        "context",  
 
 }  // namespace
 
-void ModelSource::addTo(FlagSet& flags) {
+void ModelSource::addTo(FlagSet& flags, bool seedAlsoSeedsOthers) {
+    m_seedAlsoSeedsOthers = seedAlsoSeedsOthers;
     m_modelFlags.addTo(flags);  // with --seed, the seed of the model's initialization
     flags.addString("checkpoint", &m_checkpoint,
                     "a saved model instead of a fresh one: checkpoint.pt, best.pt, weights.pt, a "
@@ -44,7 +45,7 @@ std::optional<std::string> ModelSource::check(const FlagSet& flags) {
                    ": not used with --checkpoint (the file sets the model)";
         }
     }
-    if (flags.given("seed")) {
+    if (flags.given("seed") && !m_seedAlsoSeedsOthers) {
         return std::string("--seed: not used with --checkpoint (the file holds the weights)");
     }
     const fs::path path = m_checkpoint;

@@ -17,8 +17,13 @@ namespace nope::cli {
 
 class ModelSource {
 public:
-    // Adds the model and init flags (with --seed) and --checkpoint.
-    void addTo(FlagSet& flags);
+    // Adds the model and init flags (with --seed) and --checkpoint. `seedAlsoSeedsOthers`: the
+    // command draws other things from --seed too, so it is allowed with --checkpoint.
+    void addTo(FlagSet& flags, bool seedAlsoSeedsOthers = false);
+    // --seed's value (the model's init seed unless a checkpoint is loaded).
+    uint64_t seed() const { return m_modelFlags.seed(); }
+    // The model as the flags set it, before check() (a checkpoint's config comes after).
+    const ModelConfig& requested() const { return m_modelFlags.requested(); }
 
     // After parsing: the first flag problem as one line naming the flag (a model-shape flag or
     // --seed with --checkpoint, a path that does not exist). With --checkpoint it then loads the
@@ -41,6 +46,7 @@ private:
     std::string m_checkpoint;
     ModelConfig m_config;
     std::optional<SavedModel> m_saved;
+    bool m_seedAlsoSeedsOthers = false;
 };
 
 }  // namespace nope::cli

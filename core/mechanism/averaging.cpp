@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "analysis/adjacency.h"
+#include "analysis/analyzer.h"
+#include "mechanism/averaging_model.h"
 
 namespace nope {
 
@@ -26,18 +28,12 @@ torch::Tensor averagingWeights(const AveragingConfig& c, at::Generator& generato
     return torch::softmax(scores, -1);
 }
 
-}  // namespace
-
-AveragingResult simulateAveraging(const AveragingConfig& c) {
-    if (auto problem = checkAveraging(c)) {
-        throw std::invalid_argument(*problem);
-    }
-    const auto start = std::chrono::steady_clock::now();
-    torch::NoGradGuard noGrad;
-    at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(c.seed);
-    const int64_t N = c.samples, T = c.length;
-    const auto inputs = torch::empty({N, T, int64_t{c.dim}}).normal_(0.0, 1.0, generator);
-    const auto outputs = torch::bmm(averagingWeights(c, generator), inputs);  // (N, T, d)
+// The scores of the averages weights (N, T, T) x inputs (N, T, d).
+AveragingResult scoreAverages(const AveragingConfig& c, const torch::Tensor& weights,
+                              const torch::Tensor& inputs,
+                              std::chrono::steady_clock::time_point start) {
+    const int64_t N = weights.size(0), T = weights.size(1);
+    const auto outputs = torch::bmm(weights, inputs);  // (N, T, d)
     const auto unit = outputs / outputs.norm(2, -1, /*keepdim=*/true).clamp_min(1e-12);
     const auto cosine = torch::bmm(unit, unit.transpose(1, 2)).contiguous();  // (N, T, T)
 
@@ -56,6 +52,68 @@ AveragingResult simulateAveraging(const AveragingConfig& c) {
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+// Rows n = 0..N-1 of `material`, taking row n mod its size.
+torch::Tensor cycled(const torch::Tensor& material, int64_t N) {
+    const auto rows = torch::arange(N, torch::kLong).remainder(material.size(0));
+    return material.index_select(0, rows).to(torch::kFloat).contiguous();
+}
+
+}  // namespace
+
+AveragingResult simulateAveraging(const AveragingConfig& c) {
+    if (needsModel(c)) {
+        throw std::invalid_argument(
+            "--weights model and --inputs tokens need a model (see mechanism/averaging_model.h)");
+    }
+    return simulateAveraging(c, ModelMaterial{});
+}
+
+AveragingResult simulateAveraging(const AveragingConfig& c, const ModelMaterial& material) {
+    if (auto problem = checkAveraging(c)) {
+        throw std::invalid_argument(*problem);
+    }
+    const bool modelWeights = c.weights == AveragingWeights::Model;
+    const bool tokenInputs = c.inputs == AveragingInputs::Tokens;
+    const torch::Tensor& taken = modelWeights ? material.weights : material.embeddings;
+    if ((modelWeights && !material.weights.defined()) ||
+        (tokenInputs && !material.embeddings.defined())) {
+        throw std::invalid_argument("the settings need a model's weights or embeddings");
+    }
+    if ((modelWeights || tokenInputs) && taken.size(1) != c.length) {
+        throw std::invalid_argument("--length: " + std::to_string(c.length) +
+                                    " differs from the prompts' " + std::to_string(taken.size(1)) +
+                                    " tokens");
+    }
+    if (tokenInputs && material.embeddings.size(2) != c.dim) {
+        throw std::invalid_argument("--dim: " + std::to_string(c.dim) + " differs from the " +
+                                    "model's width " + std::to_string(material.embeddings.size(2)));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    torch::NoGradGuard noGrad;
+    at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(c.seed);
+    const int64_t N = c.samples, T = c.length;
+    const auto inputs = tokenInputs
+                            ? cycled(material.embeddings, N)
+                            : torch::empty({N, T, int64_t{c.dim}}).normal_(0.0, 1.0, generator);
+    const auto weights =
+        modelWeights ? cycled(material.weights, N) : averagingWeights(c, generator);
+    return scoreAverages(c, weights, inputs, start);
+}
+
+ModelMaterial modelMaterial(GptImpl& model, const torch::Tensor& tokens) {
+    EvalScope scope(model);
+    HiddenStates states;
+    states.attentionWeights = true;
+    model.forward(tokens, &states, Head::None);
+    const auto& w = states.weights.at(0);  // (N, nh, T, T)
+    const int64_t N = w.size(0), heads = w.size(1);
+    const auto head = torch::arange(N, torch::kLong).remainder(heads);
+    ModelMaterial m;
+    m.weights = w.index({torch::arange(N, torch::kLong), head}).contiguous();  // (N, T, T)
+    m.embeddings = model.transformer->wte(tokens).contiguous();
+    return m;
 }
 
 }  // namespace nope

@@ -16,16 +16,24 @@ namespace nope {
 
 // uniform: equal weights over the tokens averaged. random: softmax of N(0, 1) scores divided by
 // the temperature, drawn afresh for every sample (low temperatures approach one token each,
-// high ones approach uniform).
-enum class AveragingWeights { Uniform, Random };
+// high ones approach uniform). model: the attention weights of a model's first layer on real
+// prompts, sample n taking prompt n's weights in head n mod heads (mechanism/averaging_model.h).
+enum class AveragingWeights { Uniform, Random, Model };
+
+// gaussian: independent N(0, 1) entries. tokens: a model's token embeddings of real prompts
+// (neither independent nor zero-mean: a prompt repeats tokens), sample n taking prompt n.
+enum class AveragingInputs { Gaussian, Tokens };
 
 std::string toString(AveragingWeights weights);
 std::optional<AveragingWeights> parseAveragingWeights(std::string_view text);
+std::string toString(AveragingInputs inputs);
+std::optional<AveragingInputs> parseAveragingInputs(std::string_view text);
 
 struct AveragingConfig {
     int length = 32;  // T: tokens
     int dim = 64;     // d: width of the input vectors (N(0, 1) entries)
     AveragingWeights weights = AveragingWeights::Uniform;
+    AveragingInputs inputs = AveragingInputs::Gaussian;
     double temperature = 1.0;  // random weights only
     int samples = 256;         // sequences, each with its own inputs (and weights)
     bool causal = true;        // false: every token averages all tokens, the bidirectional control
@@ -43,8 +51,15 @@ struct AveragingResult {
     double seconds = 0.0;
 };
 
-// Throws std::invalid_argument with checkAveraging's message on bad settings.
+// Throws std::invalid_argument with checkAveraging's message on bad settings, and when the
+// settings need a model (weights model, inputs tokens: see mechanism/averaging_model.h).
 AveragingResult simulateAveraging(const AveragingConfig& config);
+
+// Whether the settings take weights or inputs from a model.
+bool needsModel(const AveragingConfig& config);
+// Whether the closed form sqrt(k/m) is the expectation: uniform causal averaging of gaussian
+// inputs.
+bool closedFormApplies(const AveragingConfig& config);
 
 // The closed form of uniform causal averaging: C[i][j] = sqrt((min + 1) / (max + 1)) with
 // 0-based positions, T x T row-major.

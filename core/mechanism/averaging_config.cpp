@@ -10,7 +10,10 @@ namespace nope {
 namespace {
 
 constexpr EnumName<AveragingWeights> kWeights[] = {{AveragingWeights::Uniform, "uniform"},
-                                                   {AveragingWeights::Random, "random"}};
+                                                   {AveragingWeights::Random, "random"},
+                                                   {AveragingWeights::Model, "model"}};
+constexpr EnumName<AveragingInputs> kInputs[] = {{AveragingInputs::Gaussian, "gaussian"},
+                                                 {AveragingInputs::Tokens, "tokens"}};
 
 }  // namespace
 
@@ -20,6 +23,23 @@ std::string toString(AveragingWeights weights) {
 
 std::optional<AveragingWeights> parseAveragingWeights(std::string_view text) {
     return parseName(kWeights, text);
+}
+
+std::string toString(AveragingInputs inputs) {
+    return nameOf(kInputs, inputs);
+}
+
+std::optional<AveragingInputs> parseAveragingInputs(std::string_view text) {
+    return parseName(kInputs, text);
+}
+
+bool needsModel(const AveragingConfig& c) {
+    return c.weights == AveragingWeights::Model || c.inputs == AveragingInputs::Tokens;
+}
+
+bool closedFormApplies(const AveragingConfig& c) {
+    return c.weights == AveragingWeights::Uniform && c.inputs == AveragingInputs::Gaussian &&
+           c.causal;
 }
 
 std::optional<std::string> checkAveraging(const AveragingConfig& c) {

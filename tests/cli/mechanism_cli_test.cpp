@@ -66,7 +66,7 @@ TEST_F(Cli, MechanismRefusesBadFlags) {
     } cases[] = {
         {"simulate --length 2", "--length"},
         {"simulate --weights learned",
-         "--weights: 'learned' is not allowed (allowed: uniform, random)"},
+         "--weights: 'learned' is not allowed (allowed: uniform, random, model)"},
         {"simulate --temperature 0", "--temperature"},
         {"simulate --samples 100000 --length 1024 --dim 1024", "too many"},
         {"transplant", "unknown subcommand 'transplant' (allowed: simulate, ablate)"},
@@ -109,6 +109,26 @@ TEST_F(Cli, MechanismAblateWritesTheTable) {
     const Result eqx = run("mechanism ablate --task reversal --dim 8 --heads 2 --ablations eqx");
     EXPECT_EQ(eqx.status, 2);
     EXPECT_NE(eqx.err.find("eqx"), std::string::npos) << eqx.err;
+}
+
+// simulate with a model's parts: the prompts set the length, the model's width the dimension.
+TEST_F(Cli, MechanismSimulateTakesAModel) {
+    const Result r =
+        run("mechanism simulate --weights model --inputs tokens --layers 1 --heads 2 --dim 32 "
+            "--samples 16 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto score = nlohmann::json::parse(r.out);
+    EXPECT_EQ(score.at("weights"), "model");
+    EXPECT_EQ(score.at("inputs"), "tokens");
+    EXPECT_EQ(score.at("length"), 9);  // the addition prompts
+    EXPECT_EQ(score.at("dim"), 32);
+    EXPECT_EQ(score.at("task"), "addition");
+    EXPECT_FALSE(score.contains("largest_difference_from_closed_form"));
+    const Result length = run("mechanism simulate --weights model --length 5");
+    EXPECT_EQ(length.status, 2);
+    EXPECT_NE(length.err.find("--length"), std::string::npos) << length.err;
+    EXPECT_EQ(run("mechanism simulate --task reversal").status, 2);
+    EXPECT_EQ(run("mechanism simulate --weights model --bidirectional").status, 2);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 
 #include <cmath>
 
-#include "mechanism/averaging.h"
+#include "mechanism/averaging_model.h"
+#include "model/init.h"
 
 namespace nope {
 namespace {
@@ -78,6 +79,54 @@ TEST(Averaging, RefusesBadSettingsNamingTheFlag) {
     EXPECT_THROW(simulateAveraging(c), std::invalid_argument);
     EXPECT_EQ(parseAveragingWeights("random"), AveragingWeights::Random);
     EXPECT_FALSE(parseAveragingWeights("learned").has_value());
+}
+
+// A model's parts in the simulation: its first layer's weights (rows summing to 1 over earlier
+// tokens, head n mod heads for prompt n) and its token embeddings of the prompts.
+TEST(Averaging, TakesAModelsWeightsAndEmbeddings) {
+    ModelConfig mc;
+    mc.nLayer = 1;
+    mc.nHead = 2;
+    mc.nEmbd = 32;
+    mc.blockSize = 16;
+    torch::manual_seed(2);
+    Gpt model(mc);
+    initializeWeights(*model);
+    const auto tokens = torch::randint(3, 90, {5, 12}, torch::kLong);
+    const ModelMaterial m = modelMaterial(*model, tokens);
+    ASSERT_EQ(m.weights.sizes(), (std::vector<int64_t>{5, 12, 12}));
+    EXPECT_TRUE(torch::allclose(m.weights.sum(-1), torch::ones({5, 12}), 1e-5, 1e-5));
+    EXPECT_EQ(m.weights.triu(1).abs().max().item<double>(), 0.0);  // nothing on future tokens
+    EXPECT_TRUE(torch::equal(m.embeddings[3], model->transformer->wte->weight.index_select(
+                                                  0, tokens[3])));  // wte of prompt 3
+    HiddenStates states;
+    states.attentionWeights = true;
+    {
+        torch::NoGradGuard noGrad;
+        model->eval();
+        model->forward(tokens, &states, Head::None);
+    }
+    EXPECT_TRUE(torch::allclose(m.weights[3], states.weights[0][3][1]));  // prompt 3, head 1
+
+    AveragingConfig c;
+    c.length = 12;
+    c.dim = 32;
+    c.samples = 10;
+    c.weights = AveragingWeights::Model;
+    c.inputs = AveragingInputs::Tokens;
+    EXPECT_TRUE(needsModel(c));
+    EXPECT_FALSE(closedFormApplies(c));
+    EXPECT_THROW(simulateAveraging(c), std::invalid_argument);  // no model given
+    const AveragingResult r = simulateAveraging(c, m);
+    EXPECT_EQ(r.meanMatrix.size(), 144u);
+    EXPECT_GT(r.adjacencyMean, 0.8);  // weights near uniform at init: the averaging effect
+    c.length = 11;
+    EXPECT_THROW(simulateAveraging(c, m), std::invalid_argument);  // not the prompts' length
+    c.length = 12;
+    c.dim = 16;
+    EXPECT_THROW(simulateAveraging(c, m), std::invalid_argument);  // not the model's width
+    EXPECT_EQ(parseAveragingInputs("tokens"), AveragingInputs::Tokens);
+    EXPECT_EQ(toString(AveragingWeights::Model), "model");
 }
 
 }  // namespace
