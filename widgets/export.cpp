@@ -109,19 +109,24 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
             problems << error;
         }
     };
-    const std::pair<QCustomPlot*, QString> plots[] = {{set.heatmaps, "heatmaps"},
-                                                      {set.adjacencyCurves, "adjacency_curves"},
-                                                      {set.trainingCurves, "training_curves"},
-                                                      {set.probeBars, "probe_bars"},
-                                                      {set.probeScatter, "probe_scatter"},
-                                                      {set.comparedAdjacency, "compared_adjacency"},
-                                                      {set.comparedAccuracy, "compared_accuracy"},
-                                                      {set.sideA, "side_a"},
-                                                      {set.sideB, "side_b"},
-                                                      {set.sideDifference, "side_difference"},
-                                                      {set.sweepHeatmap, "sweep_heatmap"},
-                                                      {set.sweepLines, "sweep_lines"},
-                                                      {set.mechanism, "mechanism"}};
+    const std::pair<QCustomPlot*, QString> plots[] = {
+        {set.heatmaps, "heatmaps"},
+        {set.adjacencyCurves, "adjacency_curves"},
+        {set.trainingCurves, "training_curves"},
+        {set.probeBars, "probe_bars"},
+        {set.probeScatter, "probe_scatter"},
+        {set.comparedAdjacency, "compared_adjacency"},
+        {set.comparedAccuracy, "compared_accuracy"},
+        {set.sideA, "side_a"},
+        {set.sideB, "side_b"},
+        {set.sideDifference, "side_difference"},
+        {set.sweepHeatmap, "sweep_heatmap"},
+        {set.sweepLines, "sweep_lines"},
+        {set.mechanism, "mechanism"},
+        {set.ablations, "ablation_heatmaps"},
+        {set.attentionHeatmaps, "attention_heatmaps"},
+        {set.attentionEntropy, "attention_entropy"},
+        {set.attentionDistance, "attention_distance"}};
     for (const auto& [plot, name] : plots) {
         for (const char* suffix : {"png", "pdf", "svg"}) {
             if (plot) {
@@ -129,16 +134,17 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
             }
         }
     }
+    const std::pair<const TableData*, QString> tables[] = {{&set.probes, "probes"},
+                                                           {&set.sweepSummary, "sweep_summary"},
+                                                           {&set.comparedScores, "compared_scores"},
+                                                           {&set.attention, "attention"},
+                                                           {&set.ablationTable, "ablation_table"}};
     for (const char* suffix : {"csv", "json", "md"}) {
         check(saveTable(d.filePath(QString("scores.") + suffix), set.scores));
-        if (!set.probes.rows.isEmpty()) {
-            check(saveTable(d.filePath(QString("probes.") + suffix), set.probes));
-        }
-        if (!set.sweepSummary.rows.isEmpty()) {
-            check(saveTable(d.filePath(QString("sweep_summary.") + suffix), set.sweepSummary));
-        }
-        if (!set.comparedScores.rows.isEmpty()) {
-            check(saveTable(d.filePath(QString("compared_scores.") + suffix), set.comparedScores));
+        for (const auto& [table, name] : tables) {
+            if (!table->rows.isEmpty()) {
+                check(saveTable(d.filePath(name + "." + suffix), *table));
+            }
         }
     }
     check(saveText(d.filePath("config.json"), set.config));

@@ -39,18 +39,27 @@ struct ExportSet {
     QCustomPlot* sweepHeatmap = nullptr;  // the Sweep tab's figures, skipped when null
     QCustomPlot* sweepLines = nullptr;
     QCustomPlot* mechanism = nullptr;  // the Mechanism tab's heatmaps, skipped when null
+    QCustomPlot* ablations = nullptr;  // the Mechanism tab's ablation heatmaps, when null skipped
+    // The Attention tab's figures, skipped when null (no attention recorded)
+    QCustomPlot* attentionHeatmaps = nullptr;
+    QCustomPlot* attentionEntropy = nullptr;
+    QCustomPlot* attentionDistance = nullptr;
     TableData scores;
     TableData probes;          // skipped when it has no rows
     TableData comparedScores;  // skipped when it has no rows
     TableData sweepSummary;    // skipped when it has no rows
+    TableData attention;       // the shown layer's heads; skipped when it has no rows
+    TableData ablationTable;   // the Mechanism tab's ablations; skipped when it has no rows
     QByteArray config;         // the run's settings as JSON
 };
 
 // Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter (and the
 // Compare tab's compared_adjacency, compared_accuracy, side_a, side_b, side_difference and the
-// Sweep tab's sweep_heatmap, sweep_lines and the Mechanism tab's mechanism when set) as .png (at
-// `scale`), .pdf and .svg, scores (and probes, compared_scores, when there are any, and
-// sweep_summary) as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
+// Sweep tab's sweep_heatmap, sweep_lines, the Mechanism tab's mechanism and ablation_heatmaps, the
+// Attention tab's attention_heatmaps, attention_entropy and attention_distance when set) as .png
+// (at `scale`), .pdf and .svg, scores (and probes, compared_scores, sweep_summary, attention and
+// ablation_table when they have rows) as .csv, .json and .md, and config.json into `dir`. Returns
+// the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 
 }  // namespace nope::ui

@@ -9,9 +9,18 @@
 
 #include "widgets/qcp.h"
 
+#include "tasks/vocab.h"
 #include "widgets/plot_style.h"
 
 namespace nope::ui {
+
+QStringList promptTokens(const std::string& prompt) {
+    QStringList out;
+    for (char c : prompt) {
+        out << QString::fromStdString(vocab::display(c));
+    }
+    return out;
+}
 
 namespace {
 

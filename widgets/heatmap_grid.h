@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <string>
 #include <vector>
 
 class QCustomPlot;
@@ -22,6 +23,10 @@ struct Heatmap {
     std::vector<float> values;  // T x T, row i (query) major
     QStringList tokens;         // characters on the axes when showing one prompt; empty: indices
 };
+
+// The characters of a prompt as axis labels (newline, space and others as vocab::display shows
+// them).
+QStringList promptTokens(const std::string& prompt);
 
 class HeatmapGrid : public QWidget {
     Q_OBJECT

@@ -6,10 +6,12 @@
 #include <QLabel>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
 
+#include "widgets/ablation_panel.h"
 #include "widgets/heatmap_grid.h"
 
 namespace nope::ui {
@@ -43,7 +45,9 @@ MechanismTab::MechanismTab(QWidget* parent)
       m_dimText(new QLabel(this)),
       m_temperatureText(new QLabel(this)),
       m_score(new QLabel(this)),
-      m_heatmaps(new HeatmapGrid(this)) {
+      m_heatmaps(new HeatmapGrid(this)),
+      m_ablations(new AblationPanel(this)),
+      m_pages(new QTabWidget(this)) {
     m_weights->addItem("uniform weights", "uniform");
     m_weights->addItem("random softmax weights", "random");
     m_weights->setToolTip("how each token averages the tokens it sees");
@@ -74,10 +78,19 @@ MechanismTab::MechanismTab(QWidget* parent)
     }
     controls->setColumnStretch(1, 1);
     m_score->setWordWrap(true);
-    auto* layout = new QVBoxLayout(this);
+    auto* simulated = new QWidget(this);
+    auto* layout = new QVBoxLayout(simulated);
     layout->addLayout(controls);
     layout->addWidget(m_score);
     layout->addWidget(m_heatmaps, 1);
+    m_pages->addTab(simulated, "Averaging, simulated");
+    m_pages->addTab(m_ablations, "Ablations at init");
+    m_pages->setToolTip(
+        "Averaging, simulated: the averaging effect with no model at all. Ablations at init: the "
+        "form's model with one switch of its attention or its inputs at a time.");
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_pages);
     connect(m_weights, &QComboBox::currentIndexChanged, this, &MechanismTab::changed);
     connect(m_causal, &QCheckBox::toggled, this, &MechanismTab::changed);
     connect(m_samples, &QSpinBox::valueChanged, this, &MechanismTab::changed);
@@ -161,6 +174,10 @@ void MechanismTab::showResult(const AveragingResult& r) {
     m_score->setText(text);
     m_heatmaps->setColumns(static_cast<int>(maps.size()));
     m_heatmaps->setHeatmaps(std::move(maps));
+}
+
+void MechanismTab::showAblations(bool ablations) {
+    m_pages->setCurrentIndex(ablations ? 1 : 0);
 }
 
 }  // namespace nope::ui

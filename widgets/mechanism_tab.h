@@ -1,8 +1,9 @@
-// The Mechanism tab: the averaging effect of causal attention, simulated without a model. Random
-// input vectors averaged over earlier tokens with uniform or random softmax weights; the mean
-// self-cosine matrix beside the closed form sqrt(k/m) of uniform averaging, and the adjacency
-// score, updating as the sliders move. The tab asks (simulateRequested) and draws the answer
-// (showResult); the window runs the simulation (mechanism/averaging.h).
+// The Mechanism tab, two pages. Averaging, simulated: the averaging effect of causal attention
+// without a model. Random input vectors averaged over earlier tokens with uniform or random
+// softmax weights; the mean self-cosine matrix beside the closed form sqrt(k/m) of uniform
+// averaging, and the adjacency score, updating as the sliders move. The tab asks
+// (simulateRequested) and draws the answer (showResult); the window runs the simulation
+// (mechanism/averaging.h). Ablations at init: widgets/ablation_panel.h.
 #pragma once
 
 #include <QTimer>
@@ -15,9 +16,11 @@ class QComboBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
+class QTabWidget;
 
 namespace nope::ui {
 
+class AblationPanel;
 class HeatmapGrid;
 
 class MechanismTab : public QWidget {
@@ -29,6 +32,9 @@ public:
     AveragingConfig config() const;
     void setConfig(const AveragingConfig& config);
     HeatmapGrid* heatmaps() const { return m_heatmaps; }
+    AblationPanel* ablations() const { return m_ablations; }
+    // Shows the ablation page (true) or the simulation's.
+    void showAblations(bool ablations);
     QString scoreText() const;
 
 public Q_SLOTS:
@@ -53,6 +59,8 @@ private:
     QLabel* m_temperatureText;
     QLabel* m_score;
     HeatmapGrid* m_heatmaps;
+    AblationPanel* m_ablations;
+    QTabWidget* m_pages;
     QTimer m_debounce;
     AveragingConfig m_shown;  // the settings of the result on screen
 };

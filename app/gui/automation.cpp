@@ -11,9 +11,12 @@
 #include <cstdio>
 
 #include "cli/flags.h"
+#include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/sweep_runner.h"
 #include "training/presets.h"
+#include "widgets/ablation_panel.h"
+#include "widgets/attention_tab.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/mechanism_tab.h"
@@ -240,17 +243,35 @@ void Automation::showMechanism() {
     QDir().mkpath(m_screenshots);
     QTimer::singleShot(1500, this, [this] {  // after the first simulation is drawn
         screenshot("window-mechanism.png");
-        QApplication::quit();
+        // then the ablations of the form's model at init, the table and one row's heatmaps
+        ui::MechanismTab* tab = m_window.mechanism();
+        tab->showAblations(true);
+        connect(m_window.ablationJob(), &AblationJob::finished, this, [this, tab] {
+            tab->ablations()->select(Ablation::VOut);
+            QTimer::singleShot(800, this, [this] {
+                screenshot("window-ablations.png");
+                QApplication::quit();
+            });
+        });
+        connect(m_window.ablationJob(), &AblationJob::failed, this, [](const QString& message) {
+            std::fprintf(stderr, "ablations failed: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        });
+        tab->ablations()->runButton()->click();
     });
 }
 
 void Automation::finish() {
     if (!m_screenshots.isEmpty()) {
         screenshot("window-trained.png");
-        m_window.viewTabs()->setCurrentWidget(m_window.probes());
+        m_window.viewTabs()->setCurrentWidget(m_window.attention());
         QTimer::singleShot(600, this, [this] {
-            screenshot("window-probes.png");
-            QApplication::quit();
+            screenshot("window-attention.png");
+            m_window.viewTabs()->setCurrentWidget(m_window.probes());
+            QTimer::singleShot(600, this, [this] {
+                screenshot("window-probes.png");
+                QApplication::quit();
+            });
         });
         return;
     }

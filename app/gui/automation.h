@@ -1,6 +1,7 @@
 // Scripted runs of the window, for the README's screenshots and measurements:
 //   --screenshots DIR   Initialize, save DIR/window-init.png; train the quick preset for
-//                       --steps N (default 600), save DIR/window-trained.png; quit.
+//                       --steps N (default 600), save DIR/window-trained.png,
+//                       window-attention.png and window-probes.png; quit.
 //   --measure           train the quick preset for --steps N and print the longest event-loop
 //                       stall, the redraw rate and the throughput in the window; quit.
 //   --task T            the task for both (default addition).
@@ -13,7 +14,8 @@
 //   --sweep DIR         open the Sweep tab on the sweep folder DIR; with --screenshots DIR2,
 //                       save DIR2/window-sweep.png (heatmap) and window-sweep-lines.png, quit.
 //   --mechanism         open the Mechanism tab; with --screenshots DIR, save
-//                       DIR/window-mechanism.png and quit.
+//                       DIR/window-mechanism.png, run the ablations of the form's model at
+//                       init, save DIR/window-ablations.png (v_out's heatmaps) and quit.
 //   --report DIR        render the figures of `nopescope-cli reproduce`'s study in DIR into
 //                       DIR/figures (PNG and SVG) without showing the window, and quit.
 //   --close-after S     start training the quick preset, close the window after S seconds and

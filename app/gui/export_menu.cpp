@@ -40,6 +40,10 @@ void ExportMenu::addTo(QMenu* file) {
         {"S&weep heatmap...", &Set::sweepHeatmap, "sweep_heatmap"},
         {"Sweep &lines...", &Set::sweepLines, "sweep_lines"},
         {"&Mechanism heatmaps...", &Set::mechanism, "mechanism"},
+        {"A&blation heatmaps...", &Set::ablations, "ablation_heatmaps"},
+        {"Atte&ntion heatmaps...", &Set::attentionHeatmaps, "attention_heatmaps"},
+        {"Attention &entropy curves...", &Set::attentionEntropy, "attention_entropy"},
+        {"Attention d&istance curves...", &Set::attentionDistance, "attention_distance"},
     };
     for (const auto& f : figures) {
         menu->addAction(f.label, this, [this, f] { exportPlot(f.plot, f.name); });
@@ -53,6 +57,12 @@ void ExportMenu::addTo(QMenu* file) {
     });
     menu->addAction("Sweep su&mmary...", this, [this] {
         exportTable(&Set::sweepSummary, "Export sweep summary", "sweep_summary.csv");
+    });
+    menu->addAction("Attention ta&ble...", this, [this] {
+        exportTable(&Set::attention, "Export attention table", "attention.csv");
+    });
+    menu->addAction("Ablation &table...", this, [this] {
+        exportTable(&Set::ablationTable, "Export ablation table", "ablation_table.csv");
     });
     menu->addAction("&Config...", this, &ExportMenu::exportConfig);
     file->addAction("Export &all...", this, &ExportMenu::exportAllInteractive);

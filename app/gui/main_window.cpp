@@ -21,10 +21,11 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "gui/ablation_job.h"
 #include "gui/export_menu.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
-#include "tasks/vocab.h"
+#include "widgets/attention_tab.h"
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
@@ -46,14 +47,6 @@
 namespace nope::gui {
 
 namespace {
-
-QStringList tokensOf(const std::string& prompt) {
-    QStringList out;
-    for (char c : prompt) {
-        out << QString::fromStdString(vocab::display(c));
-    }
-    return out;
-}
 
 QString heatmapTitle(const LayerScores& row) {
     const QString name = row.layer == 0 ? QString("embedding") : QString("layer %1").arg(row.layer);
@@ -88,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_form(new ui::ConfigForm),
       m_heatmaps(new ui::HeatmapGrid),
+      m_attention(new ui::AttentionTab),
       m_curves(new ui::CurvePanel),
       m_scores(new ui::ScoreTable),
       m_probes(new ui::ProbeTab),
@@ -95,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_sweep(new ui::SweepTab),
       m_mechanism(new ui::MechanismTab),
       m_sweepRunner(new SweepRunner(m_sweep, this)),
+      m_ablationJob(new AblationJob(this)),
       m_views(new QTabWidget),
       m_controls(new ui::RunControls),
       m_controller(new TrainingController(this)),
@@ -243,6 +238,7 @@ void MainWindow::redraw() {
     const Snapshot* s = current();
     if (!s) {
         m_heatmaps->setHeatmaps({});
+        m_attention->setHistory({}, -1);
         m_curves->setHistory({}, point, -1);
         m_scores->setScores({}, point);
         m_probes->panel()->setReports(nullptr, nullptr, {});
@@ -261,11 +257,12 @@ void MainWindow::redraw() {
         const bool kept = prompt >= 0 && prompt < static_cast<int>(row.promptMatrices.size());
         h.values = kept ? row.promptMatrices[static_cast<size_t>(prompt)] : row.meanMatrix;
         if (kept) {
-            h.tokens = tokensOf(s->analysis.keptPrompts[static_cast<size_t>(prompt)]);
+            h.tokens = ui::promptTokens(s->analysis.keptPrompts[static_cast<size_t>(prompt)]);
         }
         maps.push_back(std::move(h));
     }
     m_heatmaps->setHeatmaps(std::move(maps));
+    m_attention->setHistory(m_history.all(), m_slider->value());
     m_curves->setHistory(m_history.all(), point, s->step);
 
     const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;

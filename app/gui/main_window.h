@@ -26,6 +26,7 @@ namespace nope::ui {
 class ConfigForm;
 class CurvePanel;
 class HeatmapGrid;
+class AttentionTab;
 class CompareTab;
 class MechanismTab;
 class ProbeTab;
@@ -36,6 +37,7 @@ class ScoreTable;
 
 namespace nope::gui {
 
+class AblationJob;
 class ExportMenu;
 class SweepRunner;
 
@@ -49,6 +51,7 @@ public:
     // The panels and controls, for tests and automation.
     ui::ConfigForm* form() const { return m_form; }
     ui::HeatmapGrid* heatmaps() const { return m_heatmaps; }
+    ui::AttentionTab* attention() const { return m_attention; }
     ui::CurvePanel* curves() const { return m_curves; }
     ui::ScoreTable* scores() const { return m_scores; }
     ui::ProbeTab* probes() const { return m_probes; }
@@ -56,7 +59,8 @@ public:
     ui::SweepTab* sweep() const { return m_sweep; }
     ui::MechanismTab* mechanism() const { return m_mechanism; }
     SweepRunner* sweepRunner() const { return m_sweepRunner; }
-    // Heatmaps, Probes, Compare, Sweep, Mechanism
+    AblationJob* ablationJob() const { return m_ablationJob; }
+    // Heatmaps, Attention, Probes, Compare, Sweep, Mechanism
     QTabWidget* viewTabs() const { return m_views; }
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
@@ -98,6 +102,7 @@ private:
     void connectViews();
     void connectControls();
     void connectController();
+    void connectMechanism();
     void buildMenus();  // window_menus.cpp
     void addOpenActions(QMenu* file);
     void addSessionActions(QMenu* file);
@@ -122,6 +127,7 @@ private:
 
     ui::ConfigForm* m_form;
     ui::HeatmapGrid* m_heatmaps;
+    ui::AttentionTab* m_attention;
     ui::CurvePanel* m_curves;
     ui::ScoreTable* m_scores;
     ui::ProbeTab* m_probes;
@@ -129,6 +135,7 @@ private:
     ui::SweepTab* m_sweep;
     ui::MechanismTab* m_mechanism;
     SweepRunner* m_sweepRunner;
+    AblationJob* m_ablationJob;
     QTabWidget* m_views;
     ui::RunControls* m_controls;
     TrainingController* m_controller;

@@ -12,9 +12,12 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
+#include "widgets/ablation_panel.h"
+#include "widgets/attention_tab.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
@@ -91,6 +94,7 @@ QWidget* MainWindow::centerColumn() {
     mapsLayout->addLayout(viewRow);
     mapsLayout->addWidget(m_heatmaps, 1);
     m_views->addTab(maps, "Heatmaps");
+    m_views->addTab(m_attention, "Attention");
     m_views->addTab(m_probes, "Probes");
     m_views->addTab(m_compare, "Compare");
     m_views->addTab(m_sweep, "Sweep");
@@ -113,6 +117,7 @@ void MainWindow::connectParts() {
     connectViews();
     connectControls();
     connectController();
+    connectMechanism();
 }
 
 void MainWindow::connectViews() {
@@ -120,6 +125,7 @@ void MainWindow::connectViews() {
     connect(m_form, &ui::ConfigForm::validityChanged, this, &MainWindow::updateControls);
     connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
     connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_attention, &ui::AttentionTab::choiceChanged, this, &MainWindow::scheduleRedraw);
     connect(m_fixedRange, &QCheckBox::toggled, m_heatmaps, &ui::HeatmapGrid::setFixedRange);
     connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
         m_followLatest = value == m_slider->maximum();
@@ -172,6 +178,14 @@ void MainWindow::connectControls() {
     connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
     connect(m_sweepRunner, &SweepRunner::problem, this, &MainWindow::showProblem);
     connect(m_compare, &ui::CompareTab::problemFound, this, &MainWindow::showProblem);
+    connect(m_sweepRunner, &SweepRunner::finished, this,
+            [this](const QString& m) { statusBar()->showMessage(m); });
+    connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
+    connect(m_controller, &TrainingController::probeProgress, m_probes,
+            &ui::ProbeTab::showProgress);
+}
+
+void MainWindow::connectMechanism() {
     // The Mechanism tab's simulations are small (at most 2,048 x 128 x 1,024 numbers, well under
     // a second): they run here, on the window's thread, as the sliders move.
     connect(m_mechanism, &ui::MechanismTab::simulateRequested, this,
@@ -182,11 +196,30 @@ void MainWindow::connectControls() {
                     showProblem(QString::fromStdString(e.what()));
                 }
             });
-    connect(m_sweepRunner, &SweepRunner::finished, this,
-            [this](const QString& m) { statusBar()->showMessage(m); });
-    connect(m_controller, &TrainingController::probes, this, &MainWindow::addProbes);
-    connect(m_controller, &TrainingController::probeProgress, m_probes,
-            &ui::ProbeTab::showProgress);
+    // The ablations build a model and run it 16 times: in the background.
+    ui::AblationPanel* panel = m_mechanism->ablations();
+    auto describeModel = [this, panel] {
+        panel->setModelText(AblationJob::describe(m_form->spec(), panel->samples()));
+    };
+    connect(m_form, &ui::ConfigForm::changed, this, describeModel);
+    describeModel();
+    connect(panel, &ui::AblationPanel::runRequested, this,
+            [this, panel, describeModel](const AblationConfig& config, int samples) {
+                if (!m_form->isValid()) {
+                    panel->showFailure("the form has problems: " + m_form->errors().join("; "));
+                    return;
+                }
+                describeModel();
+                if (m_ablationJob->start(m_form->spec(), config, samples)) {
+                    panel->showRunning(QString("Running %1 ablations on the model at init...")
+                                           .arg(config.ablations.size()));
+                }
+            });
+    connect(m_ablationJob, &AblationJob::finished, panel, &ui::AblationPanel::showTable);
+    connect(m_ablationJob, &AblationJob::failed, this, [this, panel](const QString& message) {
+        panel->showFailure(message);
+        showProblem("Ablations: " + message);
+    });
 }
 
 void MainWindow::connectController() {

@@ -8,6 +8,8 @@
 #include "gui/main_window.h"
 #include "run/run_folder.h"
 #include "util/files.h"
+#include "widgets/ablation_panel.h"
+#include "widgets/attention_tab.h"
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
@@ -137,6 +139,16 @@ ui::ExportSet MainWindow::exportSet() {
     set.probes = m_probes->panel()->table();
     if (!m_mechanism->heatmaps()->heatmaps().empty()) {
         set.mechanism = m_mechanism->heatmaps()->plot();
+    }
+    if (!m_attention->heatmaps()->heatmaps().empty()) {
+        set.attentionHeatmaps = m_attention->heatmaps()->plot();
+        set.attentionEntropy = m_attention->entropyPlot();
+        set.attentionDistance = m_attention->distancePlot();
+        set.attention = m_attention->tableData();
+    }
+    if (!m_mechanism->ablations()->shownTable().results.empty()) {
+        set.ablations = m_mechanism->ablations()->heatmaps()->plot();
+        set.ablationTable = m_mechanism->ablations()->tableData();
     }
     if (!m_sweep->results().runs.empty()) {
         set.sweepHeatmap = m_sweep->heatmapPlot();

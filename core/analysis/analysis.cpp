@@ -21,4 +21,21 @@ int Analysis::layerCount() const {
     return layers;
 }
 
+int AttentionAnalysis::headCount() const {
+    int count = 0;
+    for (const auto& h : heads) {
+        count += h.layer == heads.front().layer ? 1 : 0;
+    }
+    return count;
+}
+
+const HeadAttention* AttentionAnalysis::find(int layer, int head) const {
+    for (const auto& h : heads) {
+        if (h.layer == layer && h.head == head) {
+            return &h;
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace nope

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention.h"
 #include "model/capture_point.h"
 
 namespace nope {
@@ -29,6 +30,7 @@ struct Analysis {
     double forwardSeconds = 0.0;           // time in the model's forward passes
     double scoringSeconds = 0.0;           // time in cosine matrices and triple counts
     bool cancelled = false;                // stopped early: the scores cover fewer prompts
+    AttentionAnalysis attention;           // every layer's heads, when the analysis recorded them
 
     const LayerScores* find(CapturePoint point, int layer) const;
     int layerCount() const;  // largest layer present

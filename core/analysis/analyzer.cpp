@@ -87,6 +87,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     Clock::duration forwardTime{}, scoringTime{};
     int64_t analysed = 0;
     bool cancelled = false;
+    AttentionAccumulator attention;
     for (int64_t start = 0; start < N; start += batch) {
         if (options.cancel && options.cancel->load()) {
             cancelled = true;
@@ -96,11 +97,15 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         analysed = std::min(N, start + batch);
         HiddenStates states;
         states.wanted = options.points;
+        states.attentionWeights = options.attention;
         const auto t0 = Clock::now();
         forwardAny(model, chunk, states);
         const auto t1 = Clock::now();
         for (auto& acc : accs) {
             score(acc, states.at(acc.point, acc.layer), start, options.keepPrompts);
+        }
+        if (options.attention) {
+            attention.add(states.weights, start, options.keepPrompts);
         }
         forwardTime += t1 - t0;
         scoringTime += Clock::now() - t1;
@@ -115,6 +120,9 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     out.scoringSeconds = std::chrono::duration<double>(scoringTime).count();
     out.samples = static_cast<int>(analysed);
     out.seqLen = T;
+    if (options.attention) {
+        out.attention = attention.finish(analysed, T);
+    }
     for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, analysed); ++i) {
         out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
     }

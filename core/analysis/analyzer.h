@@ -16,8 +16,9 @@ namespace nope {
 
 struct AnalysisOptions {
     CaptureSet points{CapturePoint::Embedding, CapturePoint::Attn};  // what to score
-    int keepPrompts = 0;  // keep the matrices of the first this many prompts (for display)
-    int batchSize = 128;  // prompts per forward pass (bounds memory, not results)
+    int keepPrompts = 0;     // keep the matrices of the first this many prompts (for display)
+    int batchSize = 128;     // prompts per forward pass (bounds memory, not results)
+    bool attention = false;  // also every layer's attention weights, in the same passes
     // Checked between batches; when it becomes true the analysis ends early, marked cancelled.
     const std::atomic<bool>* cancel = nullptr;
 };
@@ -40,6 +41,27 @@ private:
 
 // Self-cosine similarity of each sequence: h (B, T, D) -> (B, T, T), in fp32.
 torch::Tensor selfCosine(const torch::Tensor& hidden);
+
+// Per head of one layer: the sums over prompts of the weights (nh, T, T), of the row entropies
+// and of the row distances (nh), each summed over rows too.
+struct AttentionSums {
+    torch::Tensor matrix;
+    torch::Tensor entropy;
+    torch::Tensor distance;
+};
+
+// The attention weights of an analysis, summed per layer and head as batches come, with the
+// matrices of the first prompts kept.
+class AttentionAccumulator {
+public:
+    // weights: per layer (B, nh, T, T), for prompts firstPrompt.. of the analysis.
+    void add(const std::vector<torch::Tensor>& weights, int64_t firstPrompt, int keepPrompts);
+    AttentionAnalysis finish(int64_t count, int64_t T) const;
+
+private:
+    std::vector<AttentionSums> m_sums;                                 // per layer
+    std::vector<std::vector<std::vector<std::vector<float>>>> m_kept;  // layer, head, prompt
+};
 
 // The statistics of attention weights (B, heads, T, T) of one layer, per head
 // (analysis/attention.h).

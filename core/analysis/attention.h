@@ -17,12 +17,18 @@ struct HeadAttention {
     double entropy = 0.0;
     double meanDistance = 0.0;
     std::vector<float> meanMatrix;  // T x T, row i the weights of query i over keys j
+    std::vector<std::vector<float>> promptMatrices;  // T x T of each kept prompt (for display)
 };
 
 struct AttentionAnalysis {
     int samples = 0;
     int seqLen = 0;
     std::vector<HeadAttention> heads;  // layer-major, then head
+
+    bool empty() const { return heads.empty(); }
+    int layerCount() const { return heads.empty() ? 0 : heads.back().layer; }
+    int headCount() const;  // heads per layer
+    const HeadAttention* find(int layer, int head) const;
 };
 
 }  // namespace nope

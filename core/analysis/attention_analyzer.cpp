@@ -6,15 +6,7 @@ namespace nope {
 
 namespace {
 
-// Per head of one batch: the sum over prompts of the weights (nh, T, T), of the row entropies
-// and of the row distances, each summed over rows too.
-struct HeadSums {
-    torch::Tensor matrix;   // (nh, T, T)
-    torch::Tensor entropy;  // (nh)
-    torch::Tensor distance;
-};
-
-HeadSums headSums(const torch::Tensor& weights) {
+AttentionSums headSums(const torch::Tensor& weights) {
     const auto w = weights.to(torch::kFloat);  // (B, nh, T, T)
     const int64_t T = w.size(2);
     const auto logs = torch::where(w > 0, w.log(), torch::zeros_like(w));
@@ -24,7 +16,8 @@ HeadSums headSums(const torch::Tensor& weights) {
 }
 
 // Each head's means from its sums over `count` prompts of T positions.
-std::vector<HeadAttention> headsFrom(const HeadSums& sums, int layer, int64_t count, int64_t T) {
+std::vector<HeadAttention> headsFrom(const AttentionSums& sums, int layer, int64_t count,
+                                     int64_t T) {
     std::vector<HeadAttention> out;
     for (int64_t h = 0; h < sums.matrix.size(0); ++h) {
         HeadAttention a;
@@ -41,6 +34,50 @@ std::vector<HeadAttention> headsFrom(const HeadSums& sums, int layer, int64_t co
 
 }  // namespace
 
+void AttentionAccumulator::add(const std::vector<torch::Tensor>& weights, int64_t firstPrompt,
+                               int keepPrompts) {
+    if (m_sums.empty()) {
+        m_sums.resize(weights.size());
+        m_kept.resize(weights.size());
+    }
+    for (size_t l = 0; l < weights.size(); ++l) {
+        AttentionSums s = headSums(weights[l]);
+        if (m_sums[l].matrix.defined()) {
+            s.matrix += m_sums[l].matrix;
+            s.entropy += m_sums[l].entropy;
+            s.distance += m_sums[l].distance;
+        }
+        m_sums[l] = std::move(s);
+        const int64_t B = weights[l].size(0), heads = weights[l].size(1), T = weights[l].size(2);
+        const int64_t keep = std::min<int64_t>(B, std::max<int64_t>(0, keepPrompts - firstPrompt));
+        if (keep == 0) {
+            continue;
+        }
+        const auto w = weights[l].slice(0, 0, keep).to(torch::kFloat).contiguous();
+        m_kept[l].resize(static_cast<size_t>(heads));
+        for (int64_t b = 0; b < keep; ++b) {
+            for (int64_t h = 0; h < heads; ++h) {
+                const float* m = w[b][h].data_ptr<float>();
+                m_kept[l][static_cast<size_t>(h)].emplace_back(m, m + T * T);
+            }
+        }
+    }
+}
+
+AttentionAnalysis AttentionAccumulator::finish(int64_t count, int64_t T) const {
+    AttentionAnalysis out;
+    out.samples = static_cast<int>(count);
+    out.seqLen = static_cast<int>(T);
+    for (size_t l = 0; l < m_sums.size(); ++l) {
+        auto heads = headsFrom(m_sums[l], static_cast<int>(l) + 1, count, T);
+        for (size_t h = 0; h < heads.size() && h < m_kept[l].size(); ++h) {
+            heads[h].promptMatrices = m_kept[l][h];
+        }
+        out.heads.insert(out.heads.end(), heads.begin(), heads.end());
+    }
+    return out;
+}
+
 std::vector<HeadAttention> attentionStatistics(const torch::Tensor& weights, int layer) {
     TORCH_CHECK(weights.dim() == 4 && weights.size(2) == weights.size(3),
                 "attention weights must be (B, heads, T, T)");
@@ -48,36 +85,11 @@ std::vector<HeadAttention> attentionStatistics(const torch::Tensor& weights, int
 }
 
 AttentionAnalysis analyzeAttention(GptImpl& model, const torch::Tensor& tokens, int batchSize) {
-    TORCH_CHECK((tokens.dim() == 2 || tokens.dim() == 3) && tokens.size(0) >= 1,
-                "analysis needs tokens (N, T) or inputs (N, T, C)");
-    EvalScope scope(model);
-    const int64_t N = tokens.size(0), T = tokens.size(1);
-    const size_t L = static_cast<size_t>(model.config().nLayer);
-    std::vector<HeadSums> total(L);
-    const int64_t batch = std::max(1, batchSize);
-    for (int64_t start = 0; start < N; start += batch) {
-        HiddenStates states;
-        states.attentionWeights = true;
-        forwardAny(model, tokens.slice(0, start, std::min(N, start + batch)), states);
-        for (size_t l = 0; l < L; ++l) {
-            HeadSums s = headSums(states.weights[l]);
-            if (!total[l].matrix.defined()) {
-                total[l] = std::move(s);
-                continue;
-            }
-            total[l].matrix += s.matrix;
-            total[l].entropy += s.entropy;
-            total[l].distance += s.distance;
-        }
-    }
-    AttentionAnalysis out;
-    out.samples = static_cast<int>(N);
-    out.seqLen = static_cast<int>(T);
-    for (size_t l = 0; l < L; ++l) {
-        const auto heads = headsFrom(total[l], static_cast<int>(l) + 1, N, T);
-        out.heads.insert(out.heads.end(), heads.begin(), heads.end());
-    }
-    return out;
+    AnalysisOptions options;
+    options.points = CaptureSet{};
+    options.attention = true;
+    options.batchSize = batchSize;
+    return analyze(model, tokens, options).attention;
 }
 
 }  // namespace nope

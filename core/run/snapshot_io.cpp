@@ -86,6 +86,54 @@ EvalResult evalFromJson(const nlohmann::json& j) {
     return e;
 }
 
+namespace {
+
+nlohmann::json attentionJson(const AttentionAnalysis& a) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const auto& h : a.heads) {
+        nlohmann::json prompts = nlohmann::json::array();
+        for (const auto& m : h.promptMatrices) {
+            prompts.push_back(rounded(m));
+        }
+        heads.push_back({{"layer", h.layer},
+                         {"head", h.head},
+                         {"entropy", h.entropy},
+                         {"mean_distance", h.meanDistance},
+                         {"mean_matrix", rounded(h.meanMatrix)},
+                         {"prompt_matrices", prompts}});
+    }
+    return {{"samples", a.samples}, {"seq_len", a.seqLen}, {"heads", heads}};
+}
+
+AttentionAnalysis attentionFromJson(const nlohmann::json& j, int seqLen, size_t keptPrompts) {
+    AttentionAnalysis a;
+    a.samples = j.at("samples").get<int>();
+    a.seqLen = j.at("seq_len").get<int>();
+    if (a.seqLen != seqLen) {
+        throw std::invalid_argument("attention seq_len " + std::to_string(a.seqLen) +
+                                    " differs from the analysis' " + std::to_string(seqLen));
+    }
+    const size_t cells = static_cast<size_t>(a.seqLen) * a.seqLen;
+    for (const auto& h : j.at("heads")) {
+        HeadAttention head;
+        head.layer = h.at("layer").get<int>();
+        head.head = h.at("head").get<int>();
+        head.entropy = h.at("entropy").get<double>();
+        head.meanDistance = h.at("mean_distance").get<double>();
+        head.meanMatrix = floats(h.at("mean_matrix"), cells);
+        for (const auto& m : h.at("prompt_matrices")) {
+            head.promptMatrices.push_back(floats(m, cells));
+        }
+        if (head.promptMatrices.size() > keptPrompts) {
+            throw std::invalid_argument("more attention prompt matrices than kept prompts");
+        }
+        a.heads.push_back(std::move(head));
+    }
+    return a;
+}
+
+}  // namespace
+
 nlohmann::json toJson(const Analysis& a) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : a.rows) {
@@ -102,12 +150,16 @@ nlohmann::json toJson(const Analysis& a) {
                         {"mean_matrix", rounded(r.meanMatrix)},
                         {"prompt_matrices", prompts}});
     }
-    return {{"samples", a.samples},
-            {"seq_len", a.seqLen},
-            {"kept_prompts", a.keptPrompts},
-            {"rows", rows},
-            {"forward_seconds", a.forwardSeconds},
-            {"scoring_seconds", a.scoringSeconds}};
+    nlohmann::json j = {{"samples", a.samples},
+                        {"seq_len", a.seqLen},
+                        {"kept_prompts", a.keptPrompts},
+                        {"rows", rows},
+                        {"forward_seconds", a.forwardSeconds},
+                        {"scoring_seconds", a.scoringSeconds}};
+    if (!a.attention.empty()) {
+        j["attention"] = attentionJson(a.attention);
+    }
+    return j;
 }
 
 Analysis analysisFromJson(const nlohmann::json& j) {
@@ -139,6 +191,9 @@ Analysis analysisFromJson(const nlohmann::json& j) {
             throw std::invalid_argument("more prompt matrices than kept prompts");
         }
         a.rows.push_back(std::move(row));
+    }
+    if (j.contains("attention")) {  // absent from runs before the attention was recorded
+        a.attention = attentionFromJson(j.at("attention"), a.seqLen, a.keptPrompts.size());
     }
     a.forwardSeconds = j.value("forward_seconds", 0.0);
     a.scoringSeconds = j.value("scoring_seconds", 0.0);

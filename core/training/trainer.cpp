@@ -189,6 +189,7 @@ Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* c
     AnalysisOptions options;
     options.points = CaptureSet(allCapturePoints());
     options.keepPrompts = m_trainConfig.keepPrompts;
+    options.attention = true;  // the Attention panel's weights, in the same forward passes
     options.cancel = cancel;
     return nope::analyze(*m_model, prompts.tokens.to(m_device), options, prompts.padded);
 }

@@ -7,6 +7,7 @@
 #include "analysis/adjacency.h"
 #include "analysis/analyzer.h"
 #include "model/init.h"
+#include "run/snapshot_io.h"
 #include "tasks/batch.h"
 
 namespace nope {
@@ -188,6 +189,56 @@ TEST(Attention, ModelWeightsSumToOneOverEarlierTokens) {
     initializeWeights(*both);
     const AttentionAnalysis b = analyzeAttention(*both, tokens);
     EXPECT_GT(b.heads[0].meanMatrix[0 * 10 + 9], 0.0f);  // the first token sees the last
+}
+
+// The snapshot's analysis records the attention in the same passes as the hidden states: the
+// same means as analyzeAttention, each kept prompt's own weights, and a JSON round trip.
+TEST(Attention, RecordedWithTheHiddenStatesAndKeptPerPrompt) {
+    ModelConfig m;
+    m.nLayer = 2;
+    m.nHead = 2;
+    m.nEmbd = 32;
+    m.blockSize = 32;
+    Gpt model(m);
+    initializeWeights(*model);
+    const auto tokens = torch::randint(0, 96, {5, 8}, torch::kLong);
+    AnalysisOptions options;
+    options.attention = true;
+    options.keepPrompts = 2;
+    options.batchSize = 3;  // two batches: the kept prompts come from the first
+    const Analysis a = analyze(*model, tokens, options, {"12345678", "abcdefgh"});
+    const AttentionAnalysis alone = analyzeAttention(*model, tokens);
+    ASSERT_EQ(a.attention.heads.size(), 4u);
+    EXPECT_EQ(a.attention.layerCount(), 2);
+    EXPECT_EQ(a.attention.headCount(), 2);
+    for (size_t h = 0; h < 4; ++h) {
+        const auto& head = a.attention.heads[h];
+        EXPECT_NEAR(head.entropy, alone.heads[h].entropy, 1e-6);
+        EXPECT_EQ(head.promptMatrices.size(), 2u);
+        for (size_t i = 0; i < head.meanMatrix.size(); ++i) {
+            EXPECT_NEAR(head.meanMatrix[i], alone.heads[h].meanMatrix[i], 1e-6);
+        }
+    }
+    // prompt 1's own weights: the model's weights on that prompt alone
+    HiddenStates states;
+    states.attentionWeights = true;
+    {
+        EvalScope scope(*model);
+        model->forward(tokens.slice(0, 1, 2), &states, Head::None);
+    }
+    const auto* l2h1 = a.attention.find(2, 1);
+    ASSERT_NE(l2h1, nullptr);
+    const auto own = states.weights[1][0][1].contiguous();
+    for (int i = 0; i < 64; ++i) {
+        EXPECT_NEAR(l2h1->promptMatrices[1][i], own.data_ptr<float>()[i], 1e-6);
+    }
+    const Analysis back = analysisFromJson(toJson(a));
+    ASSERT_EQ(back.attention.heads.size(), 4u);
+    EXPECT_NEAR(back.attention.heads[3].promptMatrices[1][9], l2h1->promptMatrices[1][9], 1e-4);
+    EXPECT_DOUBLE_EQ(back.attention.heads[2].meanDistance, a.attention.heads[2].meanDistance);
+    Analysis older = a;  // a file written before the attention was recorded
+    older.attention = {};
+    EXPECT_TRUE(analysisFromJson(toJson(older)).attention.empty());
 }
 
 }  // namespace

@@ -6,16 +6,21 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include <filesystem>
 
+#include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/sweep_runner.h"
 #include "gui_fixture.h"
 #include "study/manifest.h"
+#include "widgets/ablation_panel.h"
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
@@ -141,6 +146,30 @@ TEST(Mechanism, TheTabSimulatesWhenFirstShown) {
     EXPECT_EQ(window.mechanism()->heatmaps()->heatmaps().size(), 2u);  // with sqrt(k/m)
     EXPECT_TRUE(window.mechanism()->scoreText().startsWith("Adjacency score 0.9"))
         << window.mechanism()->scoreText().toStdString();
+}
+
+// The ablations of the form's model at init, in the background: the table and a row's heatmaps.
+TEST(Mechanism, AblationsRunOnTheFormsModelAtInit) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    window.show();
+    window.viewTabs()->setCurrentWidget(window.mechanism());
+    window.mechanism()->showAblations(true);
+    ui::AblationPanel* panel = window.mechanism()->ablations();
+    EXPECT_TRUE(panel->findChild<QLabel*>() != nullptr);
+    panel->runButton()->click();
+    EXPECT_TRUE(window.ablationJob()->running());
+    EXPECT_FALSE(panel->runButton()->isEnabled());
+    ASSERT_TRUE(waitFor([&] { return !panel->shownTable().results.empty(); }));
+    EXPECT_TRUE(panel->runButton()->isEnabled());
+    EXPECT_EQ(panel->table()->rowCount(), 16);
+    EXPECT_EQ(panel->table()->columnCount(), 4);  // ablation, embedding, layers 1 and 2
+    const AblationResult* uniform = panel->shownTable().find(Ablation::Uniform);
+    ASSERT_NE(uniform, nullptr);
+    EXPECT_GT(uniform->analysis.find(CapturePoint::Attn, 1)->adjacencyMean, 0.8);
+    panel->select(Ablation::Eqx);
+    EXPECT_EQ(panel->heatmaps()->heatmaps().size(), 3u);
+    EXPECT_TRUE(window.problem().isEmpty()) << window.problem().toStdString();
 }
 
 TEST(Compare, TheBrowserListsTheRunTheWindowTrained) {

@@ -30,6 +30,7 @@
 #include "gui_fixture.h"
 #include "settings/settings.h"
 #include "training/trainer.h"
+#include "widgets/attention_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
 #include "widgets/heatmap_grid.h"
@@ -222,6 +223,12 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     EXPECT_EQ(training->graph(0)->dataCount(), 4);  // train loss from step 5 on
     EXPECT_EQ(training->graph(1)->dataCount(), 3);  // test loss at steps 0, 10, 20
     EXPECT_GE(window.scores()->rowCount(), 2);      // init and the current step
+    // the Attention tab: every snapshot recorded the weights; a curve point per snapshot
+    ui::AttentionTab* attention = window.attention();
+    ASSERT_EQ(attention->heatmaps()->heatmaps().size(), 2u);  // layer 1's two heads
+    EXPECT_EQ(attention->entropyPlot()->graph(0)->dataCount(), 5);
+    EXPECT_DOUBLE_EQ(attention->entropyPlot()->graph(1)->data()->at(4)->value,
+                     history.back().analysis.attention.find(1, 1)->entropy);
 
     // scrub back to step 0: the heatmaps show that snapshot's matrices
     window.stepSlider()->setValue(0);
@@ -229,6 +236,8 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     const auto& first = history.front().analysis.find(CapturePoint::Attn, 1)->meanMatrix;
     EXPECT_TRUE(sameFloat(window.heatmaps()->shownValue(1, 3, 1),
                           first[3 * history.front().analysis.seqLen + 1]));
+    const auto& firstWeights = history.front().analysis.attention.find(1, 0)->meanMatrix;
+    EXPECT_EQ(attention->heatmaps()->heatmaps()[0].values, firstWeights);
 
     // the run folder it wrote opens again in a fresh window, with the same snapshots
     const QString folder = window.runFolder();
@@ -240,6 +249,7 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     EXPECT_EQ(reopened.form()->field("dim")->text(), "32");
     settle(reopened);
     EXPECT_EQ(reopened.curves()->adjacencyPlot()->graph(1)->dataCount(), 5);
+    EXPECT_EQ(reopened.attention()->entropyPlot()->graph(0)->dataCount(), 5);  // from the files
 }
 
 TEST(Window, ExportWritesValidFiguresAndTables) {
@@ -254,7 +264,8 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
     ASSERT_TRUE(problems.isEmpty()) << problems.join("\n").toStdString();
     const QDir d(dir.path());
     for (const QString& name :
-         {QString("heatmaps"), QString("adjacency_curves"), QString("training_curves")}) {
+         {QString("heatmaps"), QString("adjacency_curves"), QString("training_curves"),
+          QString("attention_heatmaps"), QString("attention_entropy")}) {
         QImage png(d.filePath(name + ".png"));
         EXPECT_FALSE(png.isNull()) << name.toStdString();
         EXPECT_GE(png.width(), 400) << name.toStdString();  // twice the on-screen size
@@ -291,6 +302,9 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
         QJsonDocument::fromJson(f.readAll(), &error);
         EXPECT_EQ(error.error, QJsonParseError::NoError) << name;
     }
+    QFile attentionCsv(d.filePath("attention.csv"));
+    ASSERT_TRUE(attentionCsv.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(attentionCsv.readAll().startsWith("layer,head,entropy,mean distance\n1,0,"));
     QFile md(d.filePath("scores.md"));
     ASSERT_TRUE(md.open(QIODevice::ReadOnly));
     EXPECT_TRUE(md.readAll().startsWith("| stage |"));
