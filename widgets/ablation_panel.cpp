@@ -165,7 +165,10 @@ void AblationPanel::showTable(const AblationTable& table) {
             .arg(table.samples)
             .arg(table.seqLen)
             .arg(table.seconds, 0, 'f', 1)
-            .arg(table.config.asAuthors ? "the authors' variants" : "causal variants"));
+            .arg(table.config.asAuthors ? "the authors' variants" : "causal variants") +
+        (table.find(Ablation::Eqx) ? QString()
+                                   : QString(" eqx is left out: it needs a model at least as "
+                                             "wide as the prompts are long.")));
     redraw();
     select(keep);
 }

@@ -205,13 +205,13 @@ void AttentionTab::setHistory(const std::vector<Snapshot>& history, int shown) {
     fillTable(s);
     drawCurves(history, s.step);
     m_summary->setText(
-        QString("step %1: layer %2's %3 heads, %4 over %5 prompts of %6 tokens. Uniform causal "
-                "attention would have entropy %7 and mean distance %8.")
+        QString("step %1: layer %2's %3 heads, %4 (%5 tokens). Uniform causal attention would "
+                "have entropy %6 and mean distance %7.")
             .arg(s.step)
             .arg(layer())
             .arg(a.headCount())
-            .arg(prompt >= 0 ? QString("prompt %1").arg(prompt + 1) : QString("the mean"))
-            .arg(a.samples)
+            .arg(prompt >= 0 ? QString("prompt %1's weights").arg(prompt + 1)
+                             : QString("the mean over %1 prompts").arg(a.samples))
             .arg(a.seqLen)
             .arg(uniformEntropy(a.seqLen), 0, 'f', 2)
             .arg(uniformDistance(a.seqLen), 0, 'f', 2));

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
 #include <QSpinBox>
@@ -35,6 +36,7 @@ double temperatureOf(int position) {
 MechanismTab::MechanismTab(QWidget* parent)
     : QWidget(parent),
       m_weights(new QComboBox(this)),
+      m_inputs(new QComboBox(this)),
       m_causal(new QCheckBox("causal", this)),
       m_length(slider(3, 128, 32, "tokens per sequence (T)", this)),
       m_dim(slider(1, 1024, 64, "dimensions of the random input vectors (d)", this)),
@@ -50,15 +52,29 @@ MechanismTab::MechanismTab(QWidget* parent)
       m_pages(new QTabWidget(this)) {
     m_weights->addItem("uniform weights", "uniform");
     m_weights->addItem("random softmax weights", "random");
-    m_weights->setToolTip("how each token averages the tokens it sees");
+    m_weights->addItem("the model's first-layer weights", "model");
+    m_weights->setToolTip(
+        "how each token averages the tokens it sees; the model's: the attention weights of the "
+        "form's model at init, layer 1, on the task's test prompts (sequence n: prompt n, head n "
+        "mod heads)");
+    m_inputs->addItem("gaussian inputs", "gaussian");
+    m_inputs->addItem("the model's token embeddings", "tokens");
+    m_inputs->setToolTip(
+        "the vectors averaged: independent N(0, 1) entries, or the form's model's token "
+        "embeddings of the task's test prompts (the prompts then set the length, the model's "
+        "width the dimension)");
     m_causal->setChecked(true);
     m_causal->setToolTip("unchecked: every token averages all tokens (the bidirectional control)");
     m_samples->setRange(1, 2048);
     m_samples->setValue(256);
     m_samples->setToolTip("sequences averaged; the score is their mean");
     auto* controls = new QGridLayout;
-    controls->addWidget(m_weights, 0, 0);
-    controls->addWidget(m_causal, 0, 1);
+    auto* choices = new QHBoxLayout;
+    choices->addWidget(m_weights);
+    choices->addWidget(m_inputs);
+    choices->addWidget(m_causal);
+    choices->addStretch(1);
+    controls->addLayout(choices, 0, 0, 1, 2);
     controls->addWidget(new QLabel("samples"), 0, 2);
     controls->addWidget(m_samples, 0, 3);
     const struct {
@@ -92,6 +108,7 @@ MechanismTab::MechanismTab(QWidget* parent)
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(m_pages);
     connect(m_weights, &QComboBox::currentIndexChanged, this, &MechanismTab::changed);
+    connect(m_inputs, &QComboBox::currentIndexChanged, this, &MechanismTab::changed);
     connect(m_causal, &QCheckBox::toggled, this, &MechanismTab::changed);
     connect(m_samples, &QSpinBox::valueChanged, this, &MechanismTab::changed);
     m_debounce.setSingleShot(true);
@@ -103,6 +120,7 @@ MechanismTab::MechanismTab(QWidget* parent)
 AveragingConfig MechanismTab::config() const {
     AveragingConfig c;
     c.weights = *parseAveragingWeights(m_weights->currentData().toString().toStdString());
+    c.inputs = *parseAveragingInputs(m_inputs->currentData().toString().toStdString());
     c.causal = m_causal->isChecked();
     c.length = m_length->value();
     c.dim = m_dim->value();
@@ -114,6 +132,8 @@ AveragingConfig MechanismTab::config() const {
 void MechanismTab::setConfig(const AveragingConfig& c) {
     m_weights->setCurrentIndex(
         std::max(0, m_weights->findData(QString::fromStdString(toString(c.weights)))));
+    m_inputs->setCurrentIndex(
+        std::max(0, m_inputs->findData(QString::fromStdString(toString(c.inputs)))));
     m_causal->setChecked(c.causal);
     m_length->setValue(c.length);
     m_dim->setValue(c.dim);
@@ -135,6 +155,12 @@ void MechanismTab::updateLabels() {
     const bool random = m_weights->currentData().toString() == "random";
     m_temperature->setEnabled(random);
     m_temperatureText->setEnabled(random);
+    const AveragingConfig c = config();  // a model's prompts set T, its width d, its attention
+    m_length->setEnabled(!needsModel(c));
+    m_lengthText->setEnabled(!needsModel(c));
+    m_dim->setEnabled(c.inputs == AveragingInputs::Gaussian);
+    m_dimText->setEnabled(c.inputs == AveragingInputs::Gaussian);
+    m_causal->setEnabled(c.weights != AveragingWeights::Model);
 }
 
 QString MechanismTab::scoreText() const {
@@ -143,7 +169,7 @@ QString MechanismTab::scoreText() const {
 
 void MechanismTab::showResult(const AveragingResult& r) {
     const AveragingConfig c = config();
-    const bool closedForm = c.weights == AveragingWeights::Uniform && c.causal;
+    const bool closedForm = closedFormApplies(c);
     std::vector<Heatmap> maps;
     maps.push_back({QString("simulated, mean over %1 sequences: %2")
                         .arg(c.samples)
@@ -153,14 +179,25 @@ void MechanismTab::showResult(const AveragingResult& r) {
                     {}});
     QString text = QString(
                        "Adjacency score %1 ± %2 over %3 sequences of %4 tokens x %5 "
-                       "dimensions, %6 %7 averaging.")
+                       "dimensions, %6 averaging.")
                        .arg(r.adjacencyMean, 0, 'f', 4)
                        .arg(r.adjacencyStd, 0, 'f', 4)
                        .arg(c.samples)
-                       .arg(c.length)
-                       .arg(c.dim)
-                       .arg(c.causal ? "causal" : "bidirectional")
-                       .arg(QString::fromStdString(toString(c.weights)));
+                       .arg(r.length)
+                       .arg(r.dim)
+                       .arg(c.weights == AveragingWeights::Model
+                                ? QString("first-layer attention")
+                                : QString("%1 %2")
+                                      .arg(c.causal ? "causal" : "bidirectional")
+                                      .arg(QString::fromStdString(toString(c.weights))));
+    if (needsModel(c)) {
+        text += QString(" From the form's model at init: %1 of the task's test prompts.")
+                    .arg(c.weights == AveragingWeights::Model
+                             ? (c.inputs == AveragingInputs::Tokens
+                                    ? "its first layer's weights and token embeddings"
+                                    : "its first layer's weights")
+                             : "its token embeddings");
+    }
     if (closedForm) {
         std::vector<float> closed = uniformAveragingCosine(r.length);
         text += QString(
@@ -168,7 +205,7 @@ void MechanismTab::showResult(const AveragingResult& r) {
                     "the simulated mean everywhere.")
                     .arg(largestLowerDifference(r.meanMatrix, closed, r.length), 0, 'f', 4);
         maps.push_back({"closed form sqrt(k/m): 1.000", r.length, std::move(closed), {}});
-    } else if (!c.causal) {
+    } else if (!c.causal && c.weights != AveragingWeights::Model) {
         text += " Every token averages the same tokens: identical rows, no adjacency pattern.";
     }
     m_score->setText(text);

@@ -3,7 +3,9 @@
 // softmax weights; the mean self-cosine matrix beside the closed form sqrt(k/m) of uniform
 // averaging, and the adjacency score, updating as the sliders move. The tab asks
 // (simulateRequested) and draws the answer (showResult); the window runs the simulation
-// (mechanism/averaging.h). Ablations at init: widgets/ablation_panel.h.
+// (mechanism/averaging.h), with the form's model at init where the weights are its first layer's
+// or the inputs its token embeddings (then the task's prompts set the length, the model's width
+// the dimension). Ablations at init: widgets/ablation_panel.h.
 #pragma once
 
 #include <QTimer>
@@ -49,6 +51,7 @@ private:
     void updateLabels();
 
     QComboBox* m_weights;
+    QComboBox* m_inputs;
     QCheckBox* m_causal;
     QSlider* m_length;
     QSlider* m_dim;

@@ -55,8 +55,9 @@ int runSimulate(const Args& args) {
         "and prints the adjacency score of the averages' self-cosine matrices (mean and std\n"
         "over sequences). The weights: uniform, random softmax weights of the temperature\n"
         "(scores N(0, 1) / t, drawn for every sequence), or model: the attention weights of a\n"
-        "model's first layer on the task's test prompts (sequence n takes prompt n, head n mod\n"
-        "heads). The inputs: gaussian (d dimensions, N(0, 1) entries) or tokens: the model's\n"
+        "model's first layer on the task's test prompts (prompt p's weights in head p mod\n"
+        "heads; sequence n takes prompt n). The inputs: gaussian (d dimensions, N(0, 1) entries) "
+        "or tokens: the model's\n"
         "token embeddings of those prompts. The model is one at init from the model flags, or\n"
         "a saved one (--checkpoint); with it, T is the prompts' length (and d the model's width\n"
         "for tokens). With uniform weights, gaussian inputs and causal averaging it compares the\n"
@@ -95,7 +96,9 @@ int runSimulate(const Args& args) {
     c.causal = !bidirectional;
     const bool withModel = needsModel(c);
     if (!withModel) {
-        for (const char* name : {"checkpoint", "task", "data-seed"}) {
+        for (const char* name :
+             {"checkpoint", "task", "data-seed", "layers", "heads", "context", "dropout", "bias",
+              "positional", "attention", "init", "init-mean", "init-std"}) {
             if (flags.given(name)) {
                 return usageError("mechanism simulate",
                                   std::string("--") + name +

@@ -134,7 +134,8 @@ int runAblate(const Args& args) {
     flags.addList("ablations", &ablations, "the ablations to run, in this order", ablationNames());
     flags.addDouble("shrink-x", &config.shrinkX, "S of shrink_x: q = k = v = x / S", 1e-9, 1e9);
     flags.addSwitch("as-authors", &config.asAuthors,
-                    "the research code's non-causal sigmoid and uniform (see above)");
+                    "the research code's details: a non-causal sigmoid and uniform, and a plain "
+                    "division (NaN on a zero row sum; see above)");
     flags.addList("point", &points, "capture points to score", pointNames());
     flags.addUint64("input-seed", &config.inputSeed, "seed of the eqx, randx and constant inputs");
     flags.addString("out", &out, "folder for ablations.csv, ablations.json and tokens.csv", "DIR");

@@ -69,10 +69,7 @@ Gpt ModelSource::build() {
     if (m_saved) {
         return m_saved->model;
     }
-    torch::manual_seed(m_modelFlags.seed());
-    Gpt model(m_config);
-    initializeWeights(*model);
-    return model;
+    return seededModel(m_config, m_modelFlags.seed());
 }
 
 nlohmann::json ModelSource::describe() const {

@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
+
 #include "mechanism/ablation_runner.h"
 #include "model/init.h"
 #include "tasks/batch.h"
@@ -54,11 +56,15 @@ bool AblationJob::start(const RunSpec& spec, const AblationConfig& config, int s
             const PromptSet prompts =
                 makePromptSet(data, std::min(samples, static_cast<int>(data.test.size())),
                               analysisPromptSeed(spec.train.data.seed));
-            torch::manual_seed(spec.train.seed);
-            Gpt model(spec.model);
-            initializeWeights(*model);
+            Gpt model = seededModel(spec.model, spec.train.seed);
+            AblationConfig usable = config;  // eqx needs a dimension per token
+            if (promptLength > spec.model.nEmbd) {
+                usable.ablations.erase(
+                    std::remove(usable.ablations.begin(), usable.ablations.end(), Ablation::Eqx),
+                    usable.ablations.end());
+            }
             AblationTable table =
-                runAblations(*model, prompts.tokens, config, prompts.padded, &m_cancel);
+                runAblations(*model, prompts.tokens, usable, prompts.padded, &m_cancel);
             QMetaObject::invokeMethod(this, [this, table = std::move(table)] {
                 m_running = false;
                 Q_EMIT finished(table);

@@ -23,6 +23,7 @@
 
 #include "gui/ablation_job.h"
 #include "gui/export_menu.h"
+#include "gui/mechanism_model.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
 #include "widgets/attention_tab.h"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_mechanism(new ui::MechanismTab),
       m_sweepRunner(new SweepRunner(m_sweep, this)),
       m_ablationJob(new AblationJob(this)),
+      m_mechanismModel(std::make_unique<MechanismModel>()),
       m_views(new QTabWidget),
       m_controls(new ui::RunControls),
       m_controller(new TrainingController(this)),

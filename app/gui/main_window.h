@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include <memory>
 #include <vector>
 
 #include "gui/training_controller.h"
@@ -38,6 +39,7 @@ class ScoreTable;
 namespace nope::gui {
 
 class AblationJob;
+class MechanismModel;
 class ExportMenu;
 class SweepRunner;
 
@@ -103,7 +105,8 @@ private:
     void connectControls();
     void connectController();
     void connectMechanism();
-    void buildMenus();  // window_menus.cpp
+    bool runGoing() const;  // a training run is going on (training or paused)
+    void buildMenus();      // window_menus.cpp
     void addOpenActions(QMenu* file);
     void addSessionActions(QMenu* file);
     void addCheckpointActions(QMenu* file);
@@ -136,6 +139,7 @@ private:
     ui::MechanismTab* m_mechanism;
     SweepRunner* m_sweepRunner;
     AblationJob* m_ablationJob;
+    std::unique_ptr<MechanismModel> m_mechanismModel;
     QTabWidget* m_views;
     ui::RunControls* m_controls;
     TrainingController* m_controller;

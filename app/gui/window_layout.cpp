@@ -14,6 +14,7 @@
 
 #include "gui/ablation_job.h"
 #include "gui/main_window.h"
+#include "gui/mechanism_model.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
 #include "widgets/ablation_panel.h"
@@ -185,13 +186,33 @@ void MainWindow::connectControls() {
             &ui::ProbeTab::showProgress);
 }
 
+namespace {
+
+// Why the Mechanism tab builds no model while a run goes on.
+const QString kModelDuringRun =
+    "a training run is going on: stop it first. A model at init is drawn from its seed on the "
+    "random generator that the run's dropout draws from, and would change the run.";
+
+}  // namespace
+
+bool MainWindow::runGoing() const {
+    const auto state = m_controller->state();
+    return state == TrainingController::State::Training ||
+           state == TrainingController::State::Paused;
+}
+
 void MainWindow::connectMechanism() {
     // The Mechanism tab's simulations are small (at most 2,048 x 128 x 1,024 numbers, well under
-    // a second): they run here, on the window's thread, as the sliders move.
+    // a second; the form's model at init, when the settings take its weights or embeddings, is
+    // built once per settings): they run here, on the window's thread, as the sliders move.
     connect(m_mechanism, &ui::MechanismTab::simulateRequested, this,
             [this](const AveragingConfig& config) {
+                if (needsModel(config) && runGoing()) {
+                    showProblem(kModelDuringRun);
+                    return;
+                }
                 try {
-                    m_mechanism->showResult(simulateAveraging(config));
+                    m_mechanism->showResult(m_mechanismModel->simulate(m_form->spec(), config));
                 } catch (const std::exception& e) {
                     showProblem(QString::fromStdString(e.what()));
                 }
@@ -207,6 +228,10 @@ void MainWindow::connectMechanism() {
             [this, panel, describeModel](const AblationConfig& config, int samples) {
                 if (!m_form->isValid()) {
                     panel->showFailure("the form has problems: " + m_form->errors().join("; "));
+                    return;
+                }
+                if (runGoing()) {
+                    panel->showFailure(kModelDuringRun);
                     return;
                 }
                 describeModel();

@@ -147,8 +147,10 @@ ui::ExportSet MainWindow::exportSet() {
         set.attention = m_attention->tableData();
     }
     if (!m_mechanism->ablations()->shownTable().results.empty()) {
-        set.ablations = m_mechanism->ablations()->heatmaps()->plot();
         set.ablationTable = m_mechanism->ablations()->tableData();
+    }
+    if (!m_mechanism->ablations()->heatmaps()->heatmaps().empty()) {
+        set.ablations = m_mechanism->ablations()->heatmaps()->plot();
     }
     if (!m_sweep->results().runs.empty()) {
         set.sweepHeatmap = m_sweep->heatmapPlot();

@@ -12,7 +12,9 @@ AttentionSums headSums(const torch::Tensor& weights) {
     const auto logs = torch::where(w > 0, w.log(), torch::zeros_like(w));
     const auto positions = torch::arange(T, w.options());
     const auto distance = (positions.view({T, 1}) - positions.view({1, T})).clamp_min(0);
-    return {w.sum(0), -(w * logs).sum({0, 2, 3}), (w * distance).sum({0, 2, 3})};
+    // on the CPU: the sums are read element by element (the model may run on a GPU)
+    return {w.sum(0).to(torch::kCPU), (-(w * logs).sum({0, 2, 3})).to(torch::kCPU),
+            (w * distance).sum({0, 2, 3}).to(torch::kCPU)};
 }
 
 // Each head's means from its sums over `count` prompts of T positions.
@@ -41,6 +43,9 @@ void AttentionAccumulator::add(const std::vector<torch::Tensor>& weights, int64_
         m_kept.resize(weights.size());
     }
     for (size_t l = 0; l < weights.size(); ++l) {
+        if (!weights[l].defined()) {
+            continue;  // a layer that computed no weights (the v_out ablation)
+        }
         AttentionSums s = headSums(weights[l]);
         if (m_sums[l].matrix.defined()) {
             s.matrix += m_sums[l].matrix;
@@ -53,7 +58,7 @@ void AttentionAccumulator::add(const std::vector<torch::Tensor>& weights, int64_
         if (keep == 0) {
             continue;
         }
-        const auto w = weights[l].slice(0, 0, keep).to(torch::kFloat).contiguous();
+        const auto w = weights[l].slice(0, 0, keep).to(torch::kCPU, torch::kFloat).contiguous();
         m_kept[l].resize(static_cast<size_t>(heads));
         for (int64_t b = 0; b < keep; ++b) {
             for (int64_t h = 0; h < heads; ++h) {
@@ -69,6 +74,9 @@ AttentionAnalysis AttentionAccumulator::finish(int64_t count, int64_t T) const {
     out.samples = static_cast<int>(count);
     out.seqLen = static_cast<int>(T);
     for (size_t l = 0; l < m_sums.size(); ++l) {
+        if (!m_sums[l].matrix.defined()) {
+            continue;
+        }
         auto heads = headsFrom(m_sums[l], static_cast<int>(l) + 1, count, T);
         for (size_t h = 0; h < heads.size() && h < m_kept[l].size(); ++h) {
             heads[h].promptMatrices = m_kept[l][h];

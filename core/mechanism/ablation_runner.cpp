@@ -71,6 +71,7 @@ AblationTable runAblations(GptImpl& model, const torch::Tensor& tokens,
     AnalysisOptions options;
     options.points = config.points;
     options.keepPrompts = config.keepPrompts;
+    options.cancel = cancel;  // also between the batches of one ablation
     for (Ablation a : config.ablations) {
         if (cancel && cancel->load()) {
             break;
@@ -85,6 +86,9 @@ AblationTable runAblations(GptImpl& model, const torch::Tensor& tokens,
                     : tokens;
             result.analysis = analyze(model, inputs, options,
                                       replacesInputs(a) ? std::vector<std::string>{} : prompts);
+        }
+        if (result.analysis.cancelled) {
+            break;  // a partial ablation is left out
         }
         result.nonFinite = anyNonFinite(result.analysis);
         table.results.push_back(std::move(result));

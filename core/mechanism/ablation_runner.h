@@ -30,8 +30,8 @@ private:
 };
 
 // tokens (N, T) int64. Throws std::invalid_argument with checkAblations' message on bad
-// settings. `cancel`, when it becomes true, stops before the next ablation (the table then holds
-// the ablations done).
+// settings. `cancel`, when it becomes true, stops between batches and ablations (the table then
+// holds the ablations finished before).
 AblationTable runAblations(GptImpl& model, const torch::Tensor& tokens,
                            const AblationConfig& config,
                            const std::vector<std::string>& prompts = {},

@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -39,6 +40,7 @@ AveragingResult scoreAverages(const AveragingConfig& c, const torch::Tensor& wei
 
     AveragingResult result;
     result.length = c.length;
+    result.dim = static_cast<int>(inputs.size(2));
     std::vector<double> scores(static_cast<size_t>(N));
     const float* m = cosine.data_ptr<float>();
     for (int64_t n = 0; n < N; ++n) {
@@ -104,15 +106,22 @@ AveragingResult simulateAveraging(const AveragingConfig& c, const ModelMaterial&
 
 ModelMaterial modelMaterial(GptImpl& model, const torch::Tensor& tokens) {
     EvalScope scope(model);
-    HiddenStates states;
-    states.attentionWeights = true;
-    model.forward(tokens, &states, Head::None);
-    const auto& w = states.weights.at(0);  // (N, nh, T, T)
-    const int64_t N = w.size(0), heads = w.size(1);
-    const auto head = torch::arange(N, torch::kLong).remainder(heads);
+    const int64_t N = tokens.size(0);
+    std::vector<torch::Tensor> weights;
+    for (int64_t start = 0; start < N; start += 256) {  // bounded memory: every layer's weights
+        const auto chunk = tokens.slice(0, start, std::min(N, start + 256));
+        HiddenStates states;
+        states.attentionWeights = true;
+        model.forward(chunk, &states, Head::None);
+        const auto& w = states.weights.at(0);  // (B, nh, T, T)
+        const auto rows = torch::arange(start, start + chunk.size(0), torch::kLong);
+        const auto head = rows.remainder(w.size(1)).to(w.device());
+        weights.push_back(
+            w.index({torch::arange(chunk.size(0), head.options()), head}).to(torch::kCPU));
+    }
     ModelMaterial m;
-    m.weights = w.index({torch::arange(N, torch::kLong), head}).contiguous();  // (N, T, T)
-    m.embeddings = model.transformer->wte(tokens).contiguous();
+    m.weights = torch::cat(weights, 0).contiguous();  // (N, T, T): prompt n in head n mod heads
+    m.embeddings = model.transformer->wte(tokens).to(torch::kCPU).contiguous();
     return m;
 }
 

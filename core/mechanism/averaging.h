@@ -17,7 +17,8 @@ namespace nope {
 // uniform: equal weights over the tokens averaged. random: softmax of N(0, 1) scores divided by
 // the temperature, drawn afresh for every sample (low temperatures approach one token each,
 // high ones approach uniform). model: the attention weights of a model's first layer on real
-// prompts, sample n taking prompt n's weights in head n mod heads (mechanism/averaging_model.h).
+// prompts, prompt p's in head p mod heads; sample n takes prompt n mod the prompts
+// (mechanism/averaging_model.h).
 enum class AveragingWeights { Uniform, Random, Model };
 
 // gaussian: independent N(0, 1) entries. tokens: a model's token embeddings of real prompts
@@ -45,6 +46,7 @@ std::optional<std::string> checkAveraging(const AveragingConfig& config);
 
 struct AveragingResult {
     int length = 0;
+    int dim = 0;                    // of the inputs averaged
     double adjacencyMean = 0.0;     // over samples, each scored on its own matrix
     double adjacencyStd = 0.0;      // population standard deviation over samples
     std::vector<float> meanMatrix;  // T x T, the mean self-cosine matrix over samples

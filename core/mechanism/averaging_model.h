@@ -1,6 +1,7 @@
 // The averaging effect with parts of a real model (mechanism/averaging.h): its token embeddings
 // of real prompts as the inputs, or its first layer's attention weights on those prompts as the
-// weights. Sample n takes prompt n (mod the prompts) and, for the weights, head n mod heads.
+// weights. Prompt p's weights are those of head p mod heads; sample n takes prompt n mod the
+// prompts.
 #pragma once
 
 #include <torch/torch.h>
@@ -12,7 +13,8 @@ namespace nope {
 
 struct ModelMaterial {
     torch::Tensor embeddings;  // (N, T, C): wte of the prompts' tokens
-    torch::Tensor weights;     // (N, T, T): layer 1's attention weights, head n mod heads
+    torch::Tensor weights;     // (N, T, T): layer 1's attention weights, prompt p's in head
+                               // p mod heads
 };
 
 // tokens (N, T) int64: the prompts. Runs the model once, in eval mode, without gradients.

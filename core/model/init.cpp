@@ -1,6 +1,7 @@
 #include "model/init.h"
 
 #include <cmath>
+#include <mutex>
 #include <string>
 
 namespace nope {
@@ -36,6 +37,15 @@ void initializeWeights(GptImpl& model) {
             p.normal_(0.0, endsWith(name, "c_proj.weight") ? projStd : 0.02);
         }
     }
+}
+
+Gpt seededModel(const ModelConfig& config, uint64_t seed) {
+    static std::mutex building;
+    std::lock_guard<std::mutex> lock(building);
+    torch::manual_seed(seed);
+    Gpt model(config);
+    initializeWeights(*model);
+    return model;
 }
 
 }  // namespace nope

@@ -12,4 +12,11 @@ namespace nope {
 
 void initializeWeights(GptImpl& model);
 
+// A model at initialization from `seed`: torch::manual_seed(seed), construction, then
+// initializeWeights, all on the global generator, as every command and the trainer build one.
+// Serialised with every other call: two threads building seeded models at once would interleave
+// their draws. (It re-seeds the global generator, which a training run's dropout draws from: the
+// window builds none while a run is going.)
+Gpt seededModel(const ModelConfig& config, uint64_t seed);
+
 }  // namespace nope

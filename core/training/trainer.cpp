@@ -75,9 +75,7 @@ Trainer::Trainer(TaskKind task, const ModelConfig& model, const TrainConfig& tra
     m_data = makeTaskData(task, train.data);
     m_prompts = makePromptSet(m_data, train.analysisSamples, analysisPromptSeed(train.data.seed));
 
-    torch::manual_seed(train.seed);
-    m_model = Gpt(model);
-    initializeWeights(*m_model);
+    m_model = seededModel(model, train.seed);
     m_model->to(m_device);
     m_model->train();
     m_optimizer = std::make_unique<AdamW>(optimizerParams(*m_model), train.beta1, train.beta2,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QSignalSpy>
+#include <QSlider>
 #include <QTest>
 
 #include "widgets/heatmap_grid.h"
@@ -47,6 +48,13 @@ TEST(MechanismTab, SlidersAskOnceAndTheResultIsDrawn) {
     tab.showResult(syntheticResult(20));
     EXPECT_EQ(tab.heatmaps()->heatmaps().size(), 1u);  // no closed form for the control
     EXPECT_TRUE(tab.scoreText().contains("identical rows"));
+
+    c.weights = AveragingWeights::Model;  // the model's prompts set the length: no slider
+    c.inputs = AveragingInputs::Tokens;
+    tab.setConfig(c);
+    EXPECT_EQ(tab.config().weights, AveragingWeights::Model);
+    EXPECT_EQ(tab.config().inputs, AveragingInputs::Tokens);
+    EXPECT_FALSE(tab.findChildren<QSlider*>()[0]->isEnabled());
 }
 
 }  // namespace
