@@ -1,5 +1,7 @@
-// nopescope-cli bench: training throughput of the default 6-layer, 384-wide model at batch 64 of
-// 32 tokens, in fp32 and bf16, and the time of one analysis snapshot.
+// nopescope-cli bench: training throughput of a model (by default 6 layers x 384 at batch 64 of
+// 32 tokens) in fp32 and bf16, beside what the machine's matrix products reach (large square
+// products through the libraries the model uses) as a fraction, and the time of one analysis
+// snapshot.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/model_flags.h"
+#include "model/linear.h"
 #include "training/trainer.h"
 #include "util/format.h"
 #include "util/runtime.h"
@@ -49,6 +52,35 @@ Timing timeSteps(Trainer& trainer, int warmup, int timed) {
     return t;
 }
 
+// GFLOP/s of an n x n by n x n product (2 n^3 operations), the median of `reps` after two
+// warm-ups: fp32 through nope::linear (oneDNN's sgemm, the model's fp32 Linear), bf16 through
+// LibTorch's matmul on bf16 tensors (what the model's products run under bf16 autocast).
+double gemmGflops(torch::ScalarType dtype, int64_t n = 2048, int reps = 5) {
+    torch::NoGradGuard noGrad;
+    const auto a = torch::randn({n, n}).to(dtype);
+    const auto b = torch::randn({n, n}).to(dtype);
+    auto product = [&] {
+        return dtype == torch::kFloat ? nope::linear(a, b, {}) : torch::mm(a, b);
+    };
+    product();
+    product();
+    std::vector<double> seconds;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = Clock::now();
+        const auto c = product();
+        seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    return 2.0 * double(n) * n * n / median(seconds) / 1e9;
+}
+
+// Model FLOPs of one training step (forward and backward): 6 per parameter per token (the tied
+// embedding counted once, as the output head's product), plus the attention's two T x T products
+// per layer, 12 L T C per token.
+double stepFlops(const ModelConfig& model, int64_t parameters, int batch, int window) {
+    const double tokens = double(batch) * window;
+    return tokens * (6.0 * double(parameters) + 12.0 * model.nLayer * window * model.nEmbd);
+}
+
 }  // namespace
 
 // Longer than 60 lines for a reason: a command reads top to bottom (its flags, one line each,
@@ -62,11 +94,17 @@ int runBench(const Args& args) {
     int analysisSamples = 64;
     bool json = false;
     ModelFlags modelFlags;
-    FlagSet flags("nopescope-cli bench [--steps N] [--warmup N] [--batch N] [--window N] [--json]",
-                  "Times training steps (forward, backward, clip, AdamW) of the model on addition\n"
-                  "windows, in fp32 and in bf16, and prints tokens per second (median over the\n"
-                  "timed steps after warm-up); then times one analysis snapshot (all capture\n"
-                  "points, --analysis-samples prompts).");
+    bool noGemm = false;
+    FlagSet flags(
+        "nopescope-cli bench [--steps N] [--warmup N] [--batch N] [--window N] [model flags] "
+        "[--json]",
+        "Times training steps (forward, backward, clip, AdamW) of the model on addition\n"
+        "windows, in fp32 and in bf16, and prints tokens per second (median over the timed\n"
+        "steps after warm-up) and the step's model FLOP rate (6 x parameters x tokens plus the\n"
+        "attention's products) beside the machine's matrix-product rate (2048 x 2048 products\n"
+        "through the libraries the model uses), as a fraction; then times one analysis\n"
+        "snapshot (all capture points, --analysis-samples prompts).");
+    flags.addSwitch("no-gemm", &noGemm, "skip the matrix-product measurement");
     flags.addInt("steps", &steps, "timed steps per precision", 1, 1000);
     flags.addInt("warmup", &warmup, "untimed steps first", 0, 100);
     flags.addInt("batch", &batch, "sequences per step", 1, 4096);
@@ -75,7 +113,9 @@ int runBench(const Args& args) {
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     modelFlags.addTo(flags);
     flags.addSwitch("json", &json,
-                    "print one JSON object (fp32_tokens_per_s, bf16_tokens_per_s, analysis_ms)");
+                    "print one JSON object (fp32_tokens_per_s, bf16_tokens_per_s, "
+                    "fp32_model_gflops, bf16_model_gflops, fp32_gemm_gflops, bf16_gemm_gflops, "
+                    "analysis_ms)");
     if (auto error = flags.parse(args)) {
         return usageError("bench", *error);
     }
@@ -107,6 +147,18 @@ int runBench(const Args& args) {
                              {"window", window},
                              {"threads", 0},
                              {"timed_steps", steps}};
+    applyThreadCount(threads);
+    if (!noGemm) {
+        for (auto [key, dtype] : {std::pair{"fp32", torch::kFloat}, {"bf16", torch::kBFloat16}}) {
+            result[std::string(key) + "_gemm_gflops"] = gemmGflops(dtype);
+        }
+        if (!json) {
+            std::printf("matrix products (2048 x 2048): fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s\n",
+                        result["fp32_gemm_gflops"].get<double>(),
+                        result["bf16_gemm_gflops"].get<double>());
+            std::fflush(stdout);
+        }
+    }
     for (Precision precision : {Precision::Fp32, Precision::Bf16}) {
         train.precision = precision;
         std::unique_ptr<Trainer> built;
@@ -121,10 +173,24 @@ int runBench(const Args& args) {
         const std::string key = toString(precision);
         result[key + "_tokens_per_s"] = t.tokensPerSecond;
         result[key + "_step_ms"] = t.medianStepSeconds * 1e3;
+        const double modelGflops =
+            stepFlops(model, countParameters(trainer.model()), batch, window) /
+            t.medianStepSeconds / 1e9;
+        result[key + "_model_gflops"] = modelGflops;
+        const bool withGemm = result.contains(key + "_gemm_gflops");
+        const double fraction =
+            withGemm ? modelGflops / result[key + "_gemm_gflops"].get<double>() : 0.0;
+        if (withGemm) {
+            result[key + "_fraction_of_gemm"] = fraction;
+        }
         if (!json) {
-            std::printf("%-5s %8s tokens/s   (median step %.0f ms, fastest %.0f ms)\n", key.c_str(),
-                        withCommas(static_cast<int64_t>(t.tokensPerSecond)).c_str(),
-                        t.medianStepSeconds * 1e3, t.minStepSeconds * 1e3);
+            std::printf("%-5s %8s tokens/s   (median step %.0f ms, fastest %.0f ms; %.0f GFLOP/s",
+                        key.c_str(), withCommas(static_cast<int64_t>(t.tokensPerSecond)).c_str(),
+                        t.medianStepSeconds * 1e3, t.minStepSeconds * 1e3, modelGflops);
+            if (withGemm) {
+                std::printf(", %.0f%% of the matrix products'", 100.0 * fraction);
+            }
+            std::printf(")\n");
             std::fflush(stdout);
         }
         if (precision == Precision::Fp32) {
@@ -145,8 +211,11 @@ int runBench(const Args& args) {
     } else {
         std::printf("analysis snapshot: %.0f ms (%d prompts, all capture points)\n",
                     result["analysis_ms"].get<double>(), analysisSamples);
-        std::printf("model %d layers x %d wide, batch %d x %d tokens, %d threads\n", model.nLayer,
-                    model.nEmbd, batch, window, at::get_num_threads());
+        std::printf(
+            "model %d layers x %d wide, %d heads, dropout %g, batch %d x %d tokens, %d "
+            "threads\n",
+            model.nLayer, model.nEmbd, model.nHead, model.dropout, batch, window,
+            at::get_num_threads());
     }
     return kExitOk;
 }

@@ -1,13 +1,16 @@
 """PyTorch reference for `nopescope-cli bench`: the same model and training step in Python.
 
-Times training steps of a nanoGPT-style NoPE model (6 layers, 6 heads, width 384, dropout 0.2,
-no biases, tied head, the 96-token vocabulary) at batch 64 of 32 tokens: forward, cross-entropy,
-backward, gradient clipping at 1.0 and AdamW, in fp32 and under bf16 CPU autocast. Prints tokens
-per second, the median over the timed steps after warm-up, like the C++ bench.
+Times training steps of a nanoGPT-style NoPE model (by default 6 layers, 6 heads, width 384,
+dropout 0.2, no biases, tied head, the 96-token vocabulary, batch 64 of 32 tokens; --layers,
+--dim, --heads, --dropout, --batch and --window as `nopescope-cli bench` takes them): forward,
+cross-entropy, backward, gradient clipping at 1.0 and AdamW, in fp32 and under bf16 CPU
+autocast. Prints tokens per second, the median over the timed steps after warm-up, like the C++
+bench (--json: one object with fp32_tokens_per_s and bf16_tokens_per_s).
 
 Not part of the build: it needs Debian's python3-torch (see tools/python_reference/run.sh).
 """
 import argparse
+import json
 import math
 import statistics
 import time
@@ -93,16 +96,27 @@ def main():
     parser.add_argument("--steps", type=int, default=10, help="timed steps per precision")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--heads", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--window", type=int, default=32)
+    parser.add_argument("--dropout", type=float, default=0.2)
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (fp32_tokens_per_s, bf16_tokens_per_s)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = Gpt()
+    model = Gpt(dim=args.dim, heads=args.heads, layers=args.layers, dropout=args.dropout,
+                context=max(256, args.window))
     decay = [p for n, p in model.named_parameters() if any(k in n for k in ("c_attn", "c_proj", "c_fc"))]
     rest = [p for n, p in model.named_parameters() if not any(k in n for k in ("c_attn", "c_proj", "c_fc"))]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
                                   lr=1e-4, betas=(0.9, 0.99))
-    x = torch.randint(0, 96, (64, 32))
-    y = torch.randint(0, 96, (64, 32))
+    x = torch.randint(0, 96, (args.batch, args.window))
+    y = torch.randint(0, 96, (args.batch, args.window))
+    result = {"layers": args.layers, "dim": args.dim, "heads": args.heads, "batch": args.batch,
+              "window": args.window, "dropout": args.dropout, "threads": args.threads}
     for precision in ("fp32", "bf16"):
         times = []
         for i in range(args.warmup + args.steps):
@@ -116,7 +130,13 @@ def main():
             if i >= args.warmup:
                 times.append(time.perf_counter() - start)
         median = statistics.median(times)
-        print(f"{precision}  {64 * 32 / median:8.0f} tokens/s   (median step {median * 1e3:.0f} ms)")
+        result[f"{precision}_tokens_per_s"] = args.batch * args.window / median
+        result[f"{precision}_step_ms"] = median * 1e3
+        if not args.json:
+            print(f"{precision}  {args.batch * args.window / median:8.0f} tokens/s   "
+                  f"(median step {median * 1e3:.0f} ms)", flush=True)
+    if args.json:
+        print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":
