@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/model_flags.h"
 #include "model/linear.h"
+#include "training/step_profile.h"
 #include "training/trainer.h"
 #include "util/format.h"
 #include "util/runtime.h"
@@ -81,6 +82,35 @@ double stepFlops(const ModelConfig& model, int64_t parameters, int batch, int wi
     return tokens * (6.0 * double(parameters) + 12.0 * model.nLayer * window * model.nEmbd);
 }
 
+nlohmann::json profileJson(const StepProfile& p) {
+    auto list = [](const std::vector<ProfileShare>& shares, size_t most) {
+        nlohmann::json out = nlohmann::json::array();
+        for (size_t i = 0; i < shares.size() && i < most; ++i) {
+            out.push_back({{"name", shares[i].name},
+                           {"ms_per_step", shares[i].msPerStep},
+                           {"share", shares[i].share}});
+        }
+        return out;
+    };
+    return {{"steps", p.steps},
+            {"step_ms", p.stepMs},
+            {"categories", list(p.categories, 100)},
+            {"operators", list(p.operators, 25)}};
+}
+
+void printProfile(const std::string& precision, const StepProfile& p) {
+    std::printf("  %s step under the profiler: %.1f ms (%d steps); by category (self time):\n",
+                precision.c_str(), p.stepMs, p.steps);
+    for (const auto& c : p.categories) {
+        std::printf("    %-28s %7.2f ms  %5.1f%%\n", c.name.c_str(), c.msPerStep, 100 * c.share);
+    }
+    std::printf("  the largest operators:\n");
+    for (size_t i = 0; i < p.operators.size() && i < 12; ++i) {
+        const auto& o = p.operators[i];
+        std::printf("    %-44s %7.2f ms  %5.1f%%\n", o.name.c_str(), o.msPerStep, 100 * o.share);
+    }
+}
+
 }  // namespace
 
 // Longer than 60 lines for a reason: a command reads top to bottom (its flags, one line each,
@@ -105,6 +135,11 @@ int runBench(const Args& args) {
         "through the libraries the model uses), as a fraction; then times one analysis\n"
         "snapshot (all capture points, --analysis-samples prompts).");
     flags.addSwitch("no-gemm", &noGemm, "skip the matrix-product measurement");
+    int profile = 0;
+    flags.addInt("profile", &profile,
+                 "then this many steps under LibTorch's profiler: where the time goes, by "
+                 "category and operator (self time)",
+                 0, 100);
     flags.addInt("steps", &steps, "timed steps per precision", 1, 1000);
     flags.addInt("warmup", &warmup, "untimed steps first", 0, 100);
     flags.addInt("batch", &batch, "sequences per step", 1, 4096);
@@ -192,6 +227,13 @@ int runBench(const Args& args) {
             }
             std::printf(")\n");
             std::fflush(stdout);
+        }
+        if (profile > 0) {
+            const StepProfile p = profileSteps(trainer, profile);
+            result[key + "_profile"] = profileJson(p);
+            if (!json) {
+                printProfile(key, p);
+            }
         }
         if (precision == Precision::Fp32) {
             trainer.analyze();  // warm-up

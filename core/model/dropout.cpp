@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "util/profile_scope.h"
+
 namespace nope {
 
 namespace {
@@ -53,6 +55,7 @@ torch::Tensor makeMask(int64_t n, double p, uint64_t seed, torch::ScalarType dty
 struct MaskedScale : torch::autograd::Function<MaskedScale> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                  double p) {
+        NOPE_PROFILE_SCOPE("nope::dropout");
         const auto contiguous = x.contiguous();
         const auto mask =
             makeMask(contiguous.numel(), p, nextSeed(), x.scalar_type()).view(contiguous.sizes());
@@ -61,6 +64,7 @@ struct MaskedScale : torch::autograd::Function<MaskedScale> {
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::dropout_backward");
         const auto mask = ctx->get_saved_variables()[0];
         return {grads[0] * mask, torch::Tensor()};
     }

@@ -1,6 +1,7 @@
 #include "model/fast_ops.h"
 
 #include "kernels/gelu_kernels.h"
+#include "util/profile_scope.h"
 
 #include <dnnl.h>
 
@@ -61,12 +62,14 @@ torch::Tensor geluBackward(const torch::Tensor& x, const torch::Tensor& grad) {
 
 struct GeluTanh : torch::autograd::Function<GeluTanh> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x) {
+        NOPE_PROFILE_SCOPE("nope::gelu");
         const auto input = x.contiguous();
         ctx->save_for_backward({input});
         return geluForward(input);
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::gelu_backward");
         return {geluBackward(ctx->get_saved_variables()[0], grads[0])};
     }
 };
@@ -94,6 +97,7 @@ void sgemmBatch(const torch::Tensor& a, bool transA, const torch::Tensor& b, boo
 struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a,
                                  const torch::Tensor& b, bool transB) {
+        NOPE_PROFILE_SCOPE("nope::batched_matmul");
         const auto ac = a.contiguous(), bc = b.contiguous();
         auto c =
             torch::empty({ac.size(0), ac.size(1), transB ? bc.size(1) : bc.size(2)}, ac.options());
@@ -104,6 +108,7 @@ struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::batched_matmul_backward");
         const auto saved = ctx->get_saved_variables();
         const auto& a = saved[0];
         const auto& b = saved[1];

@@ -1,6 +1,7 @@
 #include "model/linear.h"
 
 #include "model/fast_ops.h"
+#include "util/profile_scope.h"
 
 #include <dnnl.h>
 
@@ -27,6 +28,7 @@ void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const floa
 struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                  const torch::Tensor& w) {
+        NOPE_PROFILE_SCOPE("nope::linear");
         const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
         auto y = torch::empty({M, N}, x.options());
         sgemm('N', 'T', M, N, K, x.data_ptr<float>(), K, w.data_ptr<float>(), K,
@@ -37,6 +39,7 @@ struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
 
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::linear_backward");
         const auto saved = ctx->get_saved_variables();
         const auto& x = saved[0];
         const auto& w = saved[1];

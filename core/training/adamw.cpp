@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/profile_scope.h"
+
 namespace nope {
 
 namespace {
@@ -67,6 +69,7 @@ void AdamW::zeroGrad() {
 }
 
 double AdamW::step(double lr, double maxNorm) {
+    NOPE_PROFILE_SCOPE("nope::adamw");
     torch::NoGradGuard noGrad;
     const double norm = gradientNorm(m_params);
     if (!std::isfinite(norm)) {

@@ -356,12 +356,14 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
                 1e-9);
     const Result quick =
         run("bench --layers 1 --dim 32 --heads 2 --steps 1 --warmup 0 --analysis-samples 2 "
-            "--no-gemm --dropout 0 --json");
+            "--no-gemm --dropout 0 --profile 1 --json");
     ASSERT_EQ(quick.status, 0) << quick.err;
     const auto q = nlohmann::json::parse(quick.out);
     EXPECT_FALSE(q.contains("fp32_gemm_gflops"));
     EXPECT_GT(q.at("fp32_model_gflops").get<double>(), 0.0);
     EXPECT_EQ(q.at("model").at("dropout"), 0.0);
+    EXPECT_FALSE(q.at("bf16_profile").at("categories").empty());  // where the step's time goes
+    EXPECT_EQ(q.at("fp32_profile").at("steps"), 1);
 }
 
 // Every setting of the table is a flag of the commands that take its section, with its help,

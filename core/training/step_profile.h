@@ -1,0 +1,35 @@
+// Where a training step's time goes: LibTorch's profiler around a few steps, each operator's
+// self time (its own, without the operators it calls) summed per category, and the time outside
+// any operator. For `nopescope-cli bench --profile` and docs/performance.md.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nope {
+
+class Trainer;
+
+struct ProfileShare {
+    std::string name;
+    double msPerStep = 0.0;
+    double share = 0.0;  // of the step's wall time
+};
+
+struct StepProfile {
+    int steps = 0;
+    double stepMs = 0.0;                   // wall time per step, under the profiler
+    std::vector<ProfileShare> categories;  // largest first; "outside any operator" included
+    std::vector<ProfileShare> operators;   // by self time, largest first
+};
+
+// The category of an operator's name: "matrix products", "attention softmax and mask",
+// "LayerNorm", "GELU", "dropout", "casts", "loss", "optimizer", "allocation", "views",
+// "autograd engine" or "other elementwise".
+std::string profileCategory(const std::string& op);
+
+// Runs `steps` training steps of `trainer` under the profiler (after the caller's warm-up).
+StepProfile profileSteps(Trainer& trainer, int steps);
+
+}  // namespace nope

@@ -1,0 +1,62 @@
+// Where a step's time goes (bench --profile): operator names to categories, and a profiled step
+// of a tiny model whose self times, with the time outside any operator, add up to the step.
+#include <gtest/gtest.h>
+
+#include "training/step_profile.h"
+#include "training/trainer.h"
+
+namespace nope {
+namespace {
+
+TEST(StepProfile, NamesFallIntoTheirCategories) {
+    EXPECT_EQ(profileCategory("aten::mm"), "matrix products");
+    EXPECT_EQ(profileCategory("nope::linear_backward"), "matrix products");
+    EXPECT_EQ(profileCategory("nope::batched_matmul"), "matrix products");
+    EXPECT_EQ(profileCategory("aten::_softmax"), "attention softmax and mask");
+    EXPECT_EQ(profileCategory("aten::_log_softmax"), "loss");
+    EXPECT_EQ(profileCategory("aten::native_layer_norm_backward"), "LayerNorm");
+    EXPECT_EQ(profileCategory("nope::gelu_backward"), "GELU");
+    EXPECT_EQ(profileCategory("nope::dropout"), "dropout");
+    EXPECT_EQ(profileCategory("nope::adamw"), "optimizer");
+    EXPECT_EQ(profileCategory("aten::copy_"), "casts and copies");
+    EXPECT_EQ(profileCategory("aten::empty_strided"), "allocation");
+    EXPECT_EQ(profileCategory("aten::transpose"), "views");
+    EXPECT_EQ(profileCategory("autograd::engine::evaluate_function: MmBackward0"),
+              "autograd engine");
+    EXPECT_EQ(profileCategory("aten::add_"), "other elementwise");
+}
+
+TEST(StepProfile, SelfTimesAddUpToTheStep) {
+    ModelConfig m;
+    m.nLayer = 1;
+    m.nHead = 2;
+    m.nEmbd = 32;
+    m.blockSize = 64;
+    m.dropout = 0.1;
+    TrainConfig t;
+    t.objective = Objective::Lm;
+    t.batchSize = 8;
+    t.windowLength = 16;
+    t.threads = 1;
+    t.data = {200, 100, 3};
+    Trainer trainer(TaskKind::Addition, m, t);
+    trainer.stepOnce();
+    const StepProfile p = profileSteps(trainer, 2);
+    EXPECT_EQ(p.steps, 2);
+    EXPECT_GT(p.stepMs, 0.0);
+    double total = 0.0;
+    bool sawMatrixProducts = false, sawOptimizer = false;
+    for (const auto& c : p.categories) {
+        total += c.share;
+        sawMatrixProducts |= c.name == "matrix products" && c.msPerStep > 0.0;
+        sawOptimizer |= c.name == "optimizer" && c.msPerStep > 0.0;
+    }
+    EXPECT_NEAR(total, 1.0, 0.1);  // a range may outlast the step's clock by its bookkeeping
+    EXPECT_TRUE(sawMatrixProducts);
+    EXPECT_TRUE(sawOptimizer);
+    ASSERT_FALSE(p.operators.empty());
+    EXPECT_GE(p.operators.front().msPerStep, p.operators.back().msPerStep);  // largest first
+}
+
+}  // namespace
+}  // namespace nope
