@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "kernels/kernels.h"
 #include "util/profile_scope.h"
 
 namespace nope {
@@ -33,8 +34,31 @@ uint64_t nextSeed() {
     return gen.get<at::CPUGeneratorImpl>()->random64();
 }
 
-// mask[i] = scale when kept, 0 when dropped; two decisions per 64-bit hash.
+// mask[i] = scale when kept, 0 when dropped; two decisions per 64-bit hash. On CPUs with AVX2 the
+// vectorized loop of kernels/dropout_body.inc (the same bits), written in bf16 directly for a bf16
+// mask (scale rounded as a cast would round it).
 torch::Tensor makeMask(int64_t n, double p, uint64_t seed, torch::ScalarType dtype) {
+    static const bool vectorized = kernels::cpuHasAvx2Fma();
+    if (vectorized && (dtype == torch::kFloat || dtype == torch::kBFloat16)) {
+        const int64_t pairs = (n + 1) / 2;
+        const uint32_t threshold = static_cast<uint32_t>(p * 4294967296.0);
+        const float scale = static_cast<float>(1.0 / (1.0 - p));
+        const kernels::Kernels& k = kernels::selected();
+        auto mask = torch::empty({2 * pairs}, torch::TensorOptions().dtype(dtype));
+        if (dtype == torch::kFloat) {
+            float* m = mask.data_ptr<float>();
+            at::parallel_for(0, pairs, 4096, [&](int64_t begin, int64_t end) {
+                k.dropoutMask(seed, threshold, scale, begin, end - begin, m + 2 * begin);
+            });
+        } else {
+            auto* m = reinterpret_cast<uint16_t*>(mask.data_ptr<at::BFloat16>());
+            const uint16_t bits = c10::BFloat16(scale).x;
+            at::parallel_for(0, pairs, 4096, [&](int64_t begin, int64_t end) {
+                k.dropoutMaskBf16(seed, threshold, bits, begin, end - begin, m + 2 * begin);
+            });
+        }
+        return mask.slice(0, 0, n);
+    }
     auto mask = torch::empty({n}, torch::kFloat);
     float* m = mask.data_ptr<float>();
     const uint32_t threshold = static_cast<uint32_t>(p * 4294967296.0);

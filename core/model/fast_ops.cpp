@@ -1,6 +1,6 @@
 #include "model/fast_ops.h"
 
-#include "kernels/gelu_kernels.h"
+#include "kernels/kernels.h"
 #include "util/profile_scope.h"
 
 #include <dnnl.h>
@@ -22,23 +22,23 @@ void forChunks(int64_t n, F f) {
 }
 
 torch::Tensor geluForward(const torch::Tensor& x) {
+    const kernels::Kernels& k = kernels::selected();
     auto y = torch::empty_like(x);
     const int64_t n = x.numel();
     if (x.scalar_type() == torch::kFloat) {
         const float* in = x.data_ptr<float>();
         float* out = y.data_ptr<float>();
-        forChunks(n,
-                  [&](int64_t at, int64_t len) { kernels::geluForward(in + at, out + at, len); });
+        forChunks(n, [&](int64_t at, int64_t len) { k.geluForward(in + at, out + at, len); });
     } else {
         const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
         auto* out = reinterpret_cast<uint16_t*>(y.data_ptr<at::BFloat16>());
-        forChunks(
-            n, [&](int64_t at, int64_t len) { kernels::geluForwardBf16(in + at, out + at, len); });
+        forChunks(n, [&](int64_t at, int64_t len) { k.geluForwardBf16(in + at, out + at, len); });
     }
     return y;
 }
 
 torch::Tensor geluBackward(const torch::Tensor& x, const torch::Tensor& grad) {
+    const kernels::Kernels& k = kernels::selected();
     const auto g = grad.to(x.scalar_type()).contiguous();
     auto dx = torch::empty_like(x);
     const int64_t n = x.numel();
@@ -46,15 +46,14 @@ torch::Tensor geluBackward(const torch::Tensor& x, const torch::Tensor& grad) {
         const float* in = x.data_ptr<float>();
         const float* gi = g.data_ptr<float>();
         float* out = dx.data_ptr<float>();
-        forChunks(n, [&](int64_t at, int64_t len) {
-            kernels::geluBackward(in + at, gi + at, out + at, len);
-        });
+        forChunks(
+            n, [&](int64_t at, int64_t len) { k.geluBackward(in + at, gi + at, out + at, len); });
     } else {
         const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
         const auto* gi = reinterpret_cast<const uint16_t*>(g.data_ptr<at::BFloat16>());
         auto* out = reinterpret_cast<uint16_t*>(dx.data_ptr<at::BFloat16>());
         forChunks(n, [&](int64_t at, int64_t len) {
-            kernels::geluBackwardBf16(in + at, gi + at, out + at, len);
+            k.geluBackwardBf16(in + at, gi + at, out + at, len);
         });
     }
     return dx;

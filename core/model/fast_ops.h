@@ -1,7 +1,8 @@
 // Differentiable CPU kernels for the operations that dominated a LibTorch training step of this
 // model after the Linear layers (measured with the autograd profiler, see the README):
 //   - GELU with the tanh approximation, forward and backward, in one pass each (float, bf16), on
-//     CPUs with AVX2 and FMA (kernels/gelu_avx2.cpp);
+//     CPUs with AVX2 and FMA (kernels/kernels_avx2.cpp, or kernels_avx512.cpp where the CPU has
+//     AVX-512);
 //   - the batched matrix products of attention in fp32, which LibTorch runs one small BLAS call
 //     per (batch, head) with a tensor slice each, here oneDNN's sgemm over a parallel loop.
 // Anything else (other dtypes, other devices) falls back to the LibTorch operation, and so does

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "kernels/kernels.h"
 #include "model/dropout.h"
 #include "model/fast_ops.h"
 #include "util/runtime.h"
@@ -30,6 +31,74 @@ TEST(FastOps, GeluMatchesLibTorchInValueAndGradient) {
         yr.backward(g.to(torch::kFloat));
         EXPECT_TRUE(torch::allclose(x.grad().to(torch::kFloat), ref.grad(), tol, tol)) << dtype;
     }
+}
+
+// The AVX-512 build of the GELU loops computes what the AVX2 build computes, bit for bit (the
+// same fp32 operations per element, only more elements at a time), on values from the flat
+// tails to the steep middle and on lengths that leave a remainder.
+TEST(FastOps, GeluKernelsAgreeAcrossInstructionSets) {
+    if (!kernels::cpuHasAvx2Fma() || !kernels::cpuHasAvx512()) {
+        GTEST_SKIP() << "this CPU lacks AVX-512 (or AVX2): one build only";
+    }
+    const int64_t n = 1000 + 13;
+    const auto x = (torch::rand({n}) - 0.5) * 40;  // -20 to 20
+    const auto g = torch::randn({n});
+    std::vector<float> a(n), b(n);
+    kernels::avx2::geluForward(x.data_ptr<float>(), a.data(), n);
+    kernels::avx512::geluForward(x.data_ptr<float>(), b.data(), n);
+    EXPECT_EQ(a, b);
+    kernels::avx2::geluBackward(x.data_ptr<float>(), g.data_ptr<float>(), a.data(), n);
+    kernels::avx512::geluBackward(x.data_ptr<float>(), g.data_ptr<float>(), b.data(), n);
+    EXPECT_EQ(a, b);
+    const auto xb = x.to(torch::kBFloat16), gb = g.to(torch::kBFloat16);
+    const auto* xs = reinterpret_cast<const uint16_t*>(xb.data_ptr<at::BFloat16>());
+    const auto* gs = reinterpret_cast<const uint16_t*>(gb.data_ptr<at::BFloat16>());
+    std::vector<uint16_t> c(n), d(n);
+    kernels::avx2::geluForwardBf16(xs, c.data(), n);
+    kernels::avx512::geluForwardBf16(xs, d.data(), n);
+    EXPECT_EQ(c, d);
+    kernels::avx2::geluBackwardBf16(xs, gs, c.data(), n);
+    kernels::avx512::geluBackwardBf16(xs, gs, d.data(), n);
+    EXPECT_EQ(c, d);
+    EXPECT_EQ(kernels::selected().geluForward, &kernels::avx512::geluForward);
+    // the dropout mask: the same bits, in fp32 and bf16, from any first pair
+    const uint32_t threshold = static_cast<uint32_t>(0.3 * 4294967296.0);
+    std::vector<float> m2(2 * 517), m5(2 * 517);
+    kernels::avx2::dropoutMask(99, threshold, 1.5f, 1234, 517, m2.data());
+    kernels::avx512::dropoutMask(99, threshold, 1.5f, 1234, 517, m5.data());
+    EXPECT_EQ(m2, m5);
+    std::vector<uint16_t> b2(2 * 517), b5(2 * 517);
+    kernels::avx2::dropoutMaskBf16(99, threshold, 0x3FC0, 1234, 517, b2.data());
+    kernels::avx512::dropoutMaskBf16(99, threshold, 0x3FC0, 1234, 517, b5.data());
+    EXPECT_EQ(b2, b5);
+    for (size_t i = 0; i < m2.size(); ++i) {
+        EXPECT_EQ(b2[i] == 0x3FC0, m2[i] == 1.5f) << i;  // 0x3FC0 is 1.5 in bf16
+    }
+}
+
+// The vectorized dropout mask against the hash written out by hand: pair k's 64-bit hash of
+// seed + golden * (k + 1) decides elements 2k (low 32 bits) and 2k + 1 (high 32 bits).
+TEST(FastOps, DropoutMaskIsTheHashByHand) {
+    if (!kernels::cpuHasAvx2Fma()) {
+        GTEST_SKIP() << "this CPU lacks AVX2: the plain loop only";
+    }
+    auto mix = [](uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    };
+    const uint64_t seed = 0x1234567;
+    const uint32_t threshold = static_cast<uint32_t>(0.2 * 4294967296.0);
+    std::vector<float> mask(2 * 300);
+    kernels::selected().dropoutMask(seed, threshold, 1.25f, 40, 300, mask.data());
+    int dropped = 0;
+    for (int64_t k = 0; k < 300; ++k) {
+        const uint64_t h = mix(seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(40 + k + 1));
+        EXPECT_EQ(mask[2 * k], static_cast<uint32_t>(h) < threshold ? 0.0f : 1.25f);
+        EXPECT_EQ(mask[2 * k + 1], static_cast<uint32_t>(h >> 32) < threshold ? 0.0f : 1.25f);
+        dropped += (mask[2 * k] == 0.0f) + (mask[2 * k + 1] == 0.0f);
+    }
+    EXPECT_NEAR(dropped / 600.0, 0.2, 0.06);
 }
 
 TEST(FastOps, BatchedMatmulMatchesLibTorch) {

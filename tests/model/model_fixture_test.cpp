@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/gelu_kernels.h"
+#include "kernels/kernels.h"
 #include "model/fast_ops.h"
 #include "run/saved_model.h"
 #include "run/torch_pickle.h"

@@ -1,0 +1,53 @@
+// Element-wise kernels on raw buffers (GELU with the tanh approximation, the dropout mask),
+// compiled once for AVX2 + FMA (namespace avx2) and once for AVX-512 (namespace avx512), each in
+// a translation unit of its own from the same loops (gelu_body.inc, dropout_body.inc), so that
+// no inline code built for wider instructions can leak into the rest of the program. Call avx2's
+// only when cpuHasAvx2Fma() is true and avx512's only when cpuHasAvx512() is; selected() picks
+// the widest this CPU runs.
+#pragma once
+
+#include <cstdint>
+
+namespace nope::kernels {
+
+bool cpuHasAvx2Fma();
+bool cpuHasAvx512();  // AVX-512 F, BW, VL and DQ
+
+#define NOPE_KERNEL_DECLARATIONS                                                               \
+    /* y = gelu(x) */                                                                          \
+    void geluForward(const float* x, float* y, int64_t n);                                     \
+    /* dx = g * gelu'(x) */                                                                    \
+    void geluBackward(const float* x, const float* g, float* dx, int64_t n);                   \
+    /* the same on bf16 values stored as their 16 bits; arithmetic in fp32 */                  \
+    void geluForwardBf16(const uint16_t* x, uint16_t* y, int64_t n);                           \
+    void geluBackwardBf16(const uint16_t* x, const uint16_t* g, uint16_t* dx, int64_t n);      \
+    /* out[2k], out[2k + 1] for pairs firstPair + k: 0 when dropped (a hash bit below */       \
+    /* threshold), else scale; bf16: scale's 16 bits */                                        \
+    void dropoutMask(uint64_t seed, uint32_t threshold, float scale, int64_t firstPair,        \
+                     int64_t pairs, float* out);                                               \
+    void dropoutMaskBf16(uint64_t seed, uint32_t threshold, uint16_t scale, int64_t firstPair, \
+                         int64_t pairs, uint16_t* out);
+
+namespace avx2 {
+NOPE_KERNEL_DECLARATIONS
+}  // namespace avx2
+
+namespace avx512 {
+NOPE_KERNEL_DECLARATIONS
+}  // namespace avx512
+
+#undef NOPE_KERNEL_DECLARATIONS
+
+// The kernels of the widest instruction set this CPU runs (AVX-512, else AVX2; callers check
+// cpuHasAvx2Fma() first).
+struct Kernels {
+    void (*geluForward)(const float*, float*, int64_t);
+    void (*geluBackward)(const float*, const float*, float*, int64_t);
+    void (*geluForwardBf16)(const uint16_t*, uint16_t*, int64_t);
+    void (*geluBackwardBf16)(const uint16_t*, const uint16_t*, uint16_t*, int64_t);
+    void (*dropoutMask)(uint64_t, uint32_t, float, int64_t, int64_t, float*);
+    void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
+};
+const Kernels& selected();
+
+}  // namespace nope::kernels
