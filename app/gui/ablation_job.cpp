@@ -4,10 +4,8 @@
 
 #include <algorithm>
 
+#include "gui/form_model.h"
 #include "mechanism/ablation_runner.h"
-#include "model/init.h"
-#include "tasks/batch.h"
-#include "tasks/dataset.h"
 
 namespace nope::gui {
 
@@ -45,26 +43,15 @@ bool AblationJob::start(const RunSpec& spec, const AblationConfig& config, int s
     m_cancel = false;
     m_thread = std::thread([this, spec, config, samples] {
         try {
-            const int promptLength = longestPrompt(spec.task);
-            if (promptLength > spec.model.blockSize) {
-                throw std::invalid_argument("context: " + std::to_string(spec.model.blockSize) +
-                                            " is shorter than the " + taskName(spec.task) +
-                                            " prompts (allowed: " + std::to_string(promptLength) +
-                                            " or more)");
-            }
-            const TaskData data = makeTaskData(spec.task, spec.train.data);
-            const PromptSet prompts =
-                makePromptSet(data, std::min(samples, static_cast<int>(data.test.size())),
-                              analysisPromptSeed(spec.train.data.seed));
-            Gpt model = seededModel(spec.model, spec.train.seed);
+            FormModel form = formModelAtInit(spec, samples);
             AblationConfig usable = config;  // eqx needs a dimension per token
-            if (promptLength > spec.model.nEmbd) {
+            if (longestPrompt(spec.task) > spec.model.nEmbd) {
                 usable.ablations.erase(
                     std::remove(usable.ablations.begin(), usable.ablations.end(), Ablation::Eqx),
                     usable.ablations.end());
             }
-            AblationTable table =
-                runAblations(*model, prompts.tokens, usable, prompts.padded, &m_cancel);
+            AblationTable table = runAblations(*form.model, form.prompts.tokens, usable,
+                                               form.prompts.padded, &m_cancel);
             QMetaObject::invokeMethod(this, [this, table = std::move(table)] {
                 m_running = false;
                 Q_EMIT finished(table);

@@ -4,10 +4,8 @@
 
 #include <stdexcept>
 
+#include "gui/form_model.h"
 #include "mechanism/averaging_model.h"
-#include "model/init.h"
-#include "tasks/batch.h"
-#include "tasks/dataset.h"
 
 namespace nope::gui {
 
@@ -23,26 +21,16 @@ AveragingResult MechanismModel::simulate(const RunSpec& spec, AveragingConfig c)
     if (!needsModel(c)) {
         return simulateAveraging(c);
     }
-    const int promptLength = longestPrompt(spec.task);
-    if (promptLength > spec.model.blockSize) {
-        throw std::invalid_argument("context: " + std::to_string(spec.model.blockSize) +
-                                    " is shorter than the " + taskName(spec.task) +
-                                    " prompts (allowed: " + std::to_string(promptLength) +
-                                    " or more)");
-    }
     const int prompts = std::min(c.samples, spec.train.data.testSize);
     const std::string key = toJson(spec).dump() + "/" + std::to_string(prompts);
     if (!m_cache || m_cache->key != key) {
-        const TaskData data = makeTaskData(spec.task, spec.train.data);
-        const PromptSet set = makePromptSet(data, std::min(prompts, int(data.test.size())),
-                                            analysisPromptSeed(spec.train.data.seed));
-        Gpt model = seededModel(spec.model, spec.train.seed);
+        FormModel form = formModelAtInit(spec, prompts);
         auto cache = std::make_unique<Cache>();
         cache->key = key;
-        cache->material = modelMaterial(*model, set.tokens);
+        cache->material = modelMaterial(*form.model, form.prompts.tokens);
         m_cache = std::move(cache);
     }
-    c.length = promptLength;
+    c.length = longestPrompt(spec.task);
     if (c.inputs == AveragingInputs::Tokens) {
         c.dim = spec.model.nEmbd;
     }

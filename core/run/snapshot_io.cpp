@@ -18,6 +18,15 @@ nlohmann::json rounded(const std::vector<float>& values) {
     return out;
 }
 
+// Each matrix rounded (the kept prompts').
+nlohmann::json roundedEach(const std::vector<std::vector<float>>& matrices) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& m : matrices) {
+        out.push_back(rounded(m));
+    }
+    return out;
+}
+
 // A matrix of `cells` values; null (how NaN is written) reads back as NaN.
 std::vector<float> floats(const nlohmann::json& j, size_t cells) {
     if (!j.is_array() || j.size() != cells) {
@@ -28,6 +37,14 @@ std::vector<float> floats(const nlohmann::json& j, size_t cells) {
     out.reserve(j.size());
     for (const auto& v : j) {
         out.push_back(v.is_null() ? std::nanf("") : v.get<float>());
+    }
+    return out;
+}
+
+std::vector<std::vector<float>> floatsEach(const nlohmann::json& j, size_t cells) {
+    std::vector<std::vector<float>> out;
+    for (const auto& m : j) {
+        out.push_back(floats(m, cells));
     }
     return out;
 }
@@ -91,16 +108,12 @@ namespace {
 nlohmann::json attentionJson(const AttentionAnalysis& a) {
     nlohmann::json heads = nlohmann::json::array();
     for (const auto& h : a.heads) {
-        nlohmann::json prompts = nlohmann::json::array();
-        for (const auto& m : h.promptMatrices) {
-            prompts.push_back(rounded(m));
-        }
         heads.push_back({{"layer", h.layer},
                          {"head", h.head},
                          {"entropy", h.entropy},
                          {"mean_distance", h.meanDistance},
                          {"mean_matrix", rounded(h.meanMatrix)},
-                         {"prompt_matrices", prompts}});
+                         {"prompt_matrices", roundedEach(h.promptMatrices)}});
     }
     return {{"samples", a.samples}, {"seq_len", a.seqLen}, {"heads", heads}};
 }
@@ -121,9 +134,7 @@ AttentionAnalysis attentionFromJson(const nlohmann::json& j, int seqLen, size_t 
         head.entropy = h.at("entropy").get<double>();
         head.meanDistance = h.at("mean_distance").get<double>();
         head.meanMatrix = floats(h.at("mean_matrix"), cells);
-        for (const auto& m : h.at("prompt_matrices")) {
-            head.promptMatrices.push_back(floats(m, cells));
-        }
+        head.promptMatrices = floatsEach(h.at("prompt_matrices"), cells);
         if (head.promptMatrices.size() > keptPrompts) {
             throw std::invalid_argument("more attention prompt matrices than kept prompts");
         }
@@ -137,10 +148,6 @@ AttentionAnalysis attentionFromJson(const nlohmann::json& j, int seqLen, size_t 
 nlohmann::json toJson(const Analysis& a) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : a.rows) {
-        nlohmann::json prompts = nlohmann::json::array();
-        for (const auto& m : r.promptMatrices) {
-            prompts.push_back(rounded(m));
-        }
         rows.push_back({{"point", toString(r.point)},
                         {"layer", r.layer},
                         {"adjacency_mean", r.adjacencyMean},
@@ -148,7 +155,7 @@ nlohmann::json toJson(const Analysis& a) {
                         {"norm_score", r.normScore},
                         {"variance_score", r.varianceScore},
                         {"mean_matrix", rounded(r.meanMatrix)},
-                        {"prompt_matrices", prompts}});
+                        {"prompt_matrices", roundedEach(r.promptMatrices)}});
     }
     nlohmann::json j = {{"samples", a.samples},
                         {"seq_len", a.seqLen},
@@ -184,9 +191,7 @@ Analysis analysisFromJson(const nlohmann::json& j) {
         row.varianceScore = r.at("variance_score").get<double>();
         const size_t cells = static_cast<size_t>(a.seqLen) * a.seqLen;
         row.meanMatrix = floats(r.at("mean_matrix"), cells);
-        for (const auto& m : r.at("prompt_matrices")) {
-            row.promptMatrices.push_back(floats(m, cells));
-        }
+        row.promptMatrices = floatsEach(r.at("prompt_matrices"), cells);
         if (row.promptMatrices.size() > a.keptPrompts.size()) {
             throw std::invalid_argument("more prompt matrices than kept prompts");
         }

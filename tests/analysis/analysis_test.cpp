@@ -6,6 +6,7 @@
 
 #include "analysis/adjacency.h"
 #include "analysis/analyzer.h"
+#include "common/model_config.h"
 #include "model/init.h"
 #include "run/snapshot_io.h"
 #include "tasks/batch.h"
@@ -159,11 +160,7 @@ TEST(Attention, StatisticsOfUniformCausalWeights) {
 // A model's own weights: each row sums to 1 over earlier tokens and future tokens get none;
 // with bidirectional attention they do.
 TEST(Attention, ModelWeightsSumToOneOverEarlierTokens) {
-    ModelConfig m;
-    m.nLayer = 2;
-    m.nHead = 2;
-    m.nEmbd = 32;
-    m.blockSize = 32;
+    ModelConfig m = test::smallModelConfig(2, 2, 32, 32);
     Gpt model(m);
     initializeWeights(*model);
     const auto tokens = torch::randint(0, 96, {3, 10}, torch::kLong);
@@ -194,11 +191,7 @@ TEST(Attention, ModelWeightsSumToOneOverEarlierTokens) {
 // The snapshot's analysis records the attention in the same passes as the hidden states: the
 // same means as analyzeAttention, each kept prompt's own weights, and a JSON round trip.
 TEST(Attention, RecordedWithTheHiddenStatesAndKeptPerPrompt) {
-    ModelConfig m;
-    m.nLayer = 2;
-    m.nHead = 2;
-    m.nEmbd = 32;
-    m.blockSize = 32;
+    ModelConfig m = test::smallModelConfig(2, 2, 32, 32);
     Gpt model(m);
     initializeWeights(*model);
     const auto tokens = torch::randint(0, 96, {5, 8}, torch::kLong);

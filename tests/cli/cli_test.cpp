@@ -337,35 +337,6 @@ TEST_F(Cli, ProbeRejectsBadFlagsAndWritesNothing) {
         << missing.err;
 }
 
-TEST_F(Cli, BenchPrintsThroughputAsJson) {
-    const Result r =
-        run("bench --layers 1 --dim 32 --heads 2 --steps 2 --warmup 1 "
-            "--analysis-samples 4 --threads 1 --json");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const auto j = nlohmann::json::parse(r.out);
-    EXPECT_GT(j.at("fp32_tokens_per_s").get<double>(), 0.0);
-    EXPECT_GT(j.at("bf16_tokens_per_s").get<double>(), 0.0);
-    EXPECT_GT(j.at("analysis_ms").get<double>(), 0.0);
-    // the model's FLOP rate beside the machine's matrix-product rate
-    for (const char* key :
-         {"fp32_gemm_gflops", "bf16_gemm_gflops", "fp32_model_gflops", "bf16_model_gflops"}) {
-        EXPECT_GT(j.at(key).get<double>(), 0.0) << key;
-    }
-    EXPECT_NEAR(j.at("bf16_fraction_of_gemm").get<double>(),
-                j.at("bf16_model_gflops").get<double>() / j.at("bf16_gemm_gflops").get<double>(),
-                1e-9);
-    const Result quick =
-        run("bench --layers 1 --dim 32 --heads 2 --steps 1 --warmup 0 --analysis-samples 2 "
-            "--no-gemm --dropout 0 --profile 1 --json");
-    ASSERT_EQ(quick.status, 0) << quick.err;
-    const auto q = nlohmann::json::parse(quick.out);
-    EXPECT_FALSE(q.contains("fp32_gemm_gflops"));
-    EXPECT_GT(q.at("fp32_model_gflops").get<double>(), 0.0);
-    EXPECT_EQ(q.at("model").at("dropout"), 0.0);
-    EXPECT_FALSE(q.at("bf16_profile").at("categories").empty());  // where the step's time goes
-    EXPECT_EQ(q.at("fp32_profile").at("steps"), 1);
-}
-
 // Every setting of the table is a flag of the commands that take its section, with its help,
 // its allowed values and the command's default.
 TEST_F(Cli, EverySettingIsAFlagWithItsHelp) {

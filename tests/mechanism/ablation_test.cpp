@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "analysis/analyzer.h"
+#include "common/model_config.h"
 #include "mechanism/ablation_runner.h"
 #include "model/init.h"
 
@@ -17,11 +18,7 @@ constexpr int64_t C = 2;
 
 // One head, width 2: q = 2x, k = x, v = 3x, output projection the identity.
 CausalSelfAttention knownAttention() {
-    ModelConfig config;
-    config.nLayer = 1;
-    config.nHead = 1;
-    config.nEmbd = C;
-    config.blockSize = 8;
+    ModelConfig config = test::smallModelConfig(1, 1, C, 8);
     config.dropout = 0.0;
     CausalSelfAttention attn(config);
     torch::NoGradGuard noGrad;
@@ -220,15 +217,7 @@ TEST(Ablation, DrawnInputsHaveTheirShapes) {
 }
 
 Gpt smallModel() {
-    ModelConfig config;
-    config.nLayer = 2;
-    config.nHead = 2;
-    config.nEmbd = 16;
-    config.blockSize = 16;
-    torch::manual_seed(5);
-    Gpt model(config);
-    initializeWeights(*model);
-    return model;
+    return seededModel(test::smallModelConfig(2, 2, 16, 16), 5);
 }
 
 TEST(Ablation, TheRunnerTabulatesEveryAblationAndRestoresTheModel) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "common/model_config.h"
 #include "mechanism/averaging_model.h"
 #include "model/init.h"
 
@@ -84,14 +85,7 @@ TEST(Averaging, RefusesBadSettingsNamingTheFlag) {
 // A model's parts in the simulation: its first layer's weights (rows summing to 1 over earlier
 // tokens, head n mod heads for prompt n) and its token embeddings of the prompts.
 TEST(Averaging, TakesAModelsWeightsAndEmbeddings) {
-    ModelConfig mc;
-    mc.nLayer = 1;
-    mc.nHead = 2;
-    mc.nEmbd = 32;
-    mc.blockSize = 16;
-    torch::manual_seed(2);
-    Gpt model(mc);
-    initializeWeights(*model);
+    Gpt model = seededModel(test::smallModelConfig(1, 2, 32, 16), 2);
     const auto tokens = torch::randint(3, 90, {5, 12}, torch::kLong);
     const ModelMaterial m = modelMaterial(*model, tokens);
     ASSERT_EQ(m.weights.sizes(), (std::vector<int64_t>{5, 12, 12}));

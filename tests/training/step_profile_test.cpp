@@ -2,6 +2,7 @@
 // of a tiny model whose self times, with the time outside any operator, add up to the step.
 #include <gtest/gtest.h>
 
+#include "common/model_config.h"
 #include "training/step_profile.h"
 #include "training/trainer.h"
 
@@ -27,11 +28,7 @@ TEST(StepProfile, NamesFallIntoTheirCategories) {
 }
 
 TEST(StepProfile, SelfTimesAddUpToTheStep) {
-    ModelConfig m;
-    m.nLayer = 1;
-    m.nHead = 2;
-    m.nEmbd = 32;
-    m.blockSize = 64;
+    ModelConfig m = test::smallModelConfig(1, 2, 32, 64);
     m.dropout = 0.1;
     TrainConfig t;
     t.objective = Objective::Lm;
