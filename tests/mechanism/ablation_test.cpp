@@ -220,6 +220,23 @@ Gpt smallModel() {
     return seededModel(test::smallModelConfig(2, 2, 16, 16), 5);
 }
 
+// Inputs in place of the embeddings: the model's own embeddings given as inputs give what the
+// tokens give, every hidden state the same (NoPE: the embedding is the block-0 input).
+TEST(Ablation, InputsTakeThePlaceOfTheEmbeddings) {
+    Gpt model = smallModel();
+    model->eval();
+    torch::NoGradGuard noGrad;
+    const auto tokens = torch::randint(3, 90, {3, 10}, torch::kLong);
+    HiddenStates fromTokens, fromInputs;
+    fromTokens.wanted = fromInputs.wanted = CaptureSet(allCapturePoints());
+    const auto logits = model->forward(tokens, &fromTokens);
+    const auto same = model->forwardInputs(model->transformer->wte(tokens), &fromInputs);
+    EXPECT_TRUE(torch::equal(logits, same));
+    EXPECT_TRUE(torch::equal(fromTokens.embedding, fromInputs.embedding));
+    EXPECT_TRUE(torch::equal(fromTokens.resid[1], fromInputs.resid[1]));
+    EXPECT_THROW(model->forwardInputs(torch::zeros({1, 17, 16})), std::invalid_argument);
+}
+
 TEST(Ablation, TheRunnerTabulatesEveryAblationAndRestoresTheModel) {
     Gpt model = smallModel();
     const auto tokens = torch::randint(3, 90, {6, 10}, torch::kLong);
