@@ -193,6 +193,18 @@ void FlagSet::addString(const std::string& name, std::string* target, const std:
          }});
 }
 
+void FlagSet::addRepeated(const std::string& name, std::vector<std::string>* target,
+                          const std::string& help, const std::string& valueName) {
+    add({name, valueName, help + " (repeatable)", "", "",
+         [=](const std::string& text) -> std::optional<std::string> {
+             if (text.empty()) {
+                 return "needs a non-empty " + valueName;
+             }
+             target->push_back(text);
+             return std::nullopt;
+         }});
+}
+
 void FlagSet::addSwitch(const std::string& name, bool* target, const std::string& help) {
     add({name, "", help, "", "", [=](const std::string&) -> std::optional<std::string> {
              *target = true;

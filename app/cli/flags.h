@@ -29,6 +29,9 @@ public:
                  const std::vector<std::string>& allowed);
     void addString(const std::string& name, std::string* target, const std::string& help,
                    const std::string& valueName);
+    // A value that may be given many times; each is appended to `target`.
+    void addRepeated(const std::string& name, std::vector<std::string>* target,
+                     const std::string& help, const std::string& valueName);
     void addSwitch(const std::string& name, bool* target, const std::string& help);
     // A flag per setting of the sections (settings/settings.h), bound to `spec`: --name VALUE,
     // or --name / --no-name for a switch; a setting's older names are accepted too. Values are

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/attention.h"
+#include "analysis/projection.h"
 #include "model/capture_point.h"
 
 namespace nope {
@@ -31,6 +32,7 @@ struct Analysis {
     double scoringSeconds = 0.0;           // time in cosine matrices and triple counts
     bool cancelled = false;                // stopped early: the scores cover fewer prompts
     AttentionAnalysis attention;           // every layer's heads, when the analysis recorded them
+    ProjectionSet projection;              // the projector's points, when the analysis asked
 
     const LayerScores* find(CapturePoint point, int layer) const;
     int layerCount() const;  // largest layer present

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "analysis/adjacency.h"
+#include "analysis/projection_fit.h"
 #include "util/autocast_scope.h"
 
 namespace nope {
@@ -16,9 +17,23 @@ struct Accumulator {
     std::vector<double> adjacency, norm, variance;
     torch::Tensor matrixSum;  // (T, T) float64
     std::vector<std::vector<float>> kept;
+    std::vector<torch::Tensor> projectedHidden, projectedCosines;  // the projected prompts'
 };
 
-void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, int keepPrompts) {
+// Keeps the hidden states and cosine matrices of the prompts firstPrompt.. that are among the
+// first `prompts`.
+void keepForProjection(Accumulator& acc, const torch::Tensor& hidden, const torch::Tensor& cos,
+                       int64_t firstPrompt, int prompts) {
+    const int64_t count = std::min<int64_t>(hidden.size(0), prompts - firstPrompt);
+    if (count > 0) {
+        acc.projectedHidden.push_back(hidden.slice(0, 0, count).to(torch::kCPU, torch::kFloat));
+        acc.projectedCosines.push_back(cos.slice(0, 0, count).clone());
+    }
+}
+
+void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
+           const AnalysisOptions& options) {
+    const int keepPrompts = options.keepPrompts;
     const auto h = hidden.to(torch::kFloat);
     const auto cos = selfCosine(h).to(torch::kCPU).contiguous();            // (B, T, T)
     const auto norms = h.norm(2, /*dim=*/-1).to(torch::kCPU).contiguous();  // (B, T)
@@ -39,12 +54,44 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt, i
     }
     auto sum = cos.sum({0}, /*keepdim=*/false, torch::kDouble);  // (T, T)
     acc.matrixSum = acc.matrixSum.defined() ? acc.matrixSum + sum : sum;
+    if (!options.projections.empty()) {
+        keepForProjection(acc, h, cos, firstPrompt, options.projectionPrompts);
+    }
+}
+
+ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::Tensor& tokens,
+                             const AnalysisOptions& options) {
+    ProjectionSet set;
+    for (const auto& acc : accs) {
+        if (acc.projectedHidden.empty()) {
+            continue;
+        }
+        for (ProjectionMethod method : options.projections) {
+            set.items.push_back(
+                method == ProjectionMethod::Pca
+                    ? projectPca(acc.point, acc.layer, torch::cat(acc.projectedHidden))
+                    : projectMds(acc.point, acc.layer, torch::cat(acc.projectedCosines)));
+        }
+    }
+    if (set.items.empty()) {
+        return set;
+    }
+    set.prompts = set.items.front().prompts;
+    set.seqLen = set.items.front().seqLen;
+    if (tokens.dim() == 2) {
+        const auto ids = tokens.slice(0, 0, set.prompts).to(torch::kCPU, torch::kInt).contiguous();
+        set.tokens.assign(ids.data_ptr<int>(), ids.data_ptr<int>() + ids.numel());
+    }
+    return set;
 }
 
 std::vector<Accumulator> makeAccumulators(const CaptureSet& points, int layers) {
     std::vector<Accumulator> out;
     for (const CaptureSite& site : captureSites(points, layers)) {
-        out.push_back({site.point, site.layer, {}, {}, {}, {}, {}});
+        Accumulator acc;
+        acc.point = site.point;
+        acc.layer = site.layer;
+        out.push_back(std::move(acc));
     }
     return out;
 }
@@ -102,7 +149,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         forwardAny(model, chunk, states);
         const auto t1 = Clock::now();
         for (auto& acc : accs) {
-            score(acc, states.at(acc.point, acc.layer), start, options.keepPrompts);
+            score(acc, states.at(acc.point, acc.layer), start, options);
         }
         if (options.attention) {
             attention.add(states.weights, start, options.keepPrompts);
@@ -123,6 +170,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     if (options.attention) {
         out.attention = attention.finish(analysed, T);
     }
+    out.projection = fitProjections(accs, tokens, options);
     for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, analysed); ++i) {
         out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
     }

@@ -19,6 +19,10 @@ struct AnalysisOptions {
     int keepPrompts = 0;     // keep the matrices of the first this many prompts (for display)
     int batchSize = 128;     // prompts per forward pass (bounds memory, not results)
     bool attention = false;  // also every layer's attention weights, in the same passes
+    // Projections of every capture point and layer (analysis/projection.h), fitted on the first
+    // projectionPrompts prompts (their hidden states are kept until the end).
+    std::vector<ProjectionMethod> projections;
+    int projectionPrompts = 0;
     // Checked between batches; when it becomes true the analysis ends early, marked cancelled.
     const std::atomic<bool>* cancel = nullptr;
 };

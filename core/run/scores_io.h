@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis.h"
+#include "tasks/task.h"
 
 namespace nope {
 
@@ -24,6 +25,14 @@ nlohmann::json scoresJson(const Analysis& analysis);
 std::string matrixCsv(const std::vector<float>& matrix, int T);
 // "attn_layer1.csv", "embedding_layer0.csv"
 std::string matrixFileName(CapturePoint point, int layer);
+
+// projection.csv: point,layer,prompt,position,token,x,y,z for every projected token (the token as
+// its character, '\n' shown as the return symbol; empty for drawn inputs).
+std::string projectionCsv(const ProjectionSet& projection);
+// projection_summary.csv: point,layer,method,explained_1,explained_2,explained_3,r_position.
+std::string projectionSummaryCsv(const ProjectionSet& projection);
+// answers.csv: prompt,answer,expected,correct (expected empty for a prompt outside the task).
+std::string answersCsv(const std::vector<PromptAnswer>& answers);
 
 // Writes scores.csv, scores.json (the rows plus `meta`, e.g. config and seeds) and
 // matrices/<point>_layer<l>.csv into `dir`, each file atomically. Throws std::runtime_error.

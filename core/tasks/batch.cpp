@@ -1,5 +1,6 @@
 #include "tasks/batch.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "tasks/vocab.h"
@@ -34,6 +35,22 @@ PromptSet makePromptSet(const TaskData& data, int samples, uint64_t seed) {
     set.padded.reserve(set.examples.size());
     for (const auto& e : set.examples) {
         set.padded.push_back(leftPad(e.prompt, length));
+    }
+    set.tokens = encodeBatch(set.padded);
+    return set;
+}
+
+PromptSet makePromptSet(const std::vector<std::string>& prompts, int length) {
+    PromptSet set;
+    for (const auto& p : prompts) {
+        if (const std::string problem = vocab::outsideMessage(p); !problem.empty()) {
+            throw std::invalid_argument("prompt '" + p + "': " + problem);
+        }
+        length = std::max(length, static_cast<int>(p.size()));
+    }
+    for (const auto& p : prompts) {
+        set.examples.push_back({p, ""});
+        set.padded.push_back(leftPad(p, length));
     }
     set.tokens = encodeBatch(set.padded);
     return set;

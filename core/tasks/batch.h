@@ -22,6 +22,10 @@ struct PromptSet {
 };
 PromptSet makePromptSet(const TaskData& data, int samples, uint64_t seed);
 
+// A user's own prompts, left-padded with '\n' to `length` (at least the longest of them). Throws
+// std::invalid_argument naming the prompt and its characters outside the vocabulary.
+PromptSet makePromptSet(const std::vector<std::string>& prompts, int length);
+
 // The seed of the analysis prompt draw, derived from the data seed: analyze and train draw the
 // same prompts for the same data seed and sample count.
 uint64_t analysisPromptSeed(uint64_t dataSeed);

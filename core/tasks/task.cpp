@@ -177,4 +177,17 @@ std::string solve(TaskKind task, std::string_view prompt) {
     return {};
 }
 
+PromptAnswer judgeAnswer(TaskKind task, const std::string& prompt, std::string_view continuation) {
+    PromptAnswer out;
+    out.prompt = prompt;
+    out.answer = extractAnswer(task, continuation);
+    try {
+        out.expected = extractAnswer(task, solve(task, prompt));
+    } catch (const std::exception&) {  // not a prompt of the task (or a number too long to add)
+        out.expected.clear();
+    }
+    out.correct = !out.expected.empty() && out.answer == out.expected;
+    return out;
+}
+
 }  // namespace nope

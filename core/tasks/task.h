@@ -46,6 +46,16 @@ std::string readAnswer(TaskKind task, std::string_view answer);
 // Exact match of the whole answer, the rule of the accuracy metric.
 bool isCorrect(TaskKind task, const Example& example, std::string_view continuation);
 
+// A prompt's answer under the exact-match rule: `expected` is the task's answer (cut at its
+// terminator) when the prompt is in the task's format, empty otherwise.
+struct PromptAnswer {
+    std::string prompt;
+    std::string answer;    // the continuation cut at the task's terminator
+    std::string expected;  // empty when the prompt is not one of the task's
+    bool correct = false;
+};
+PromptAnswer judgeAnswer(TaskKind task, const std::string& prompt, std::string_view continuation);
+
 // The correct answer of a prompt, computed from the prompt alone (a check independent of the
 // generator). Throws std::invalid_argument for a prompt that is not in the task's format.
 std::string solve(TaskKind task, std::string_view prompt);

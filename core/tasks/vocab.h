@@ -23,6 +23,13 @@ std::vector<int64_t> encode(std::string_view text);
 char decode(int64_t id);
 std::string decode(const std::vector<int64_t>& ids);
 
+// The characters of UTF-8 `text` outside the vocabulary, each named once in order of first
+// appearance: "'é' (U+00E9)", "tab (U+0009)". Empty when every character is in the vocabulary.
+std::vector<std::string> outside(std::string_view text);
+// "the characters 'é' (U+00E9) and tab (U+0009) are not in the vocabulary (allowed: printable
+// ASCII and newline)", or empty.
+std::string outsideMessage(std::string_view text);
+
 // Printable form of a character for tables and plot axes ("\n" is shown as "⏎").
 std::string display(char c);
 

@@ -87,6 +87,30 @@ torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int ste
     return torch::cat(out, 1);
 }
 
+std::vector<PromptAnswer> answerPrompts(GptImpl& model, TaskKind task,
+                                        const std::vector<std::string>& prompts,
+                                        const torch::Tensor& tokens) {
+    std::vector<PromptAnswer> out;
+    const int steps = std::min<int>(answerBudget(task),
+                                    model.config().blockSize - static_cast<int>(tokens.size(1)));
+    torch::Tensor produced;
+    if (steps > 0) {
+        EvalScope scope(model, /*bf16=*/false);
+        const auto device = model.transformer->wte->weight.device();
+        produced = greedyDecode(model, tokens.to(device), steps).to(torch::kCPU);
+    }
+    for (size_t i = 0; i < prompts.size(); ++i) {
+        std::string continuation;
+        if (produced.defined()) {
+            const auto row = produced[static_cast<int64_t>(i)].contiguous();
+            continuation =
+                vocab::decode({row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel()});
+        }
+        out.push_back(judgeAnswer(task, prompts[i], continuation));
+    }
+    return out;
+}
+
 Evaluator::Evaluator(TaskKind task, const std::vector<Example>& testSet,
                      std::vector<Example> examples, Objective objective, int windowLength,
                      bool bf16, torch::Device device)

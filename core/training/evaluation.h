@@ -21,6 +21,13 @@ namespace nope {
 torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps,
                            const torch::Tensor& padding = {});
 
+// Decodes `tokens` (N, T), the prompts left-padded as for analysis, greedily in eval mode and
+// fp32, as far as the task's answer budget and the model's context allow, and judges each answer
+// (tasks/task.h judgeAnswer).
+std::vector<PromptAnswer> answerPrompts(GptImpl& model, TaskKind task,
+                                        const std::vector<std::string>& prompts,
+                                        const torch::Tensor& tokens);
+
 class Evaluator {
 public:
     // `examples` is the (fixed) test subset that is decoded, and for the answer objective

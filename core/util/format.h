@@ -12,6 +12,9 @@ std::string fixed(double value, int decimals);
 std::string shortest(float value);
 // Thousands separated by commas ("10,658,688").
 std::string withCommas(int64_t value);
+// A CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma, a
+// quote, a line break, or spaces at either end (RFC 4180).
+std::string csvField(const std::string& text);
 // A duration as minutes and seconds, or hours and minutes from an hour on ("3m07s", "1h02m").
 std::string clockDuration(double seconds);
 
