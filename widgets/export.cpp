@@ -126,7 +126,9 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
         {set.ablations, "ablation_heatmaps"},
         {set.attentionHeatmaps, "attention_heatmaps"},
         {set.attentionEntropy, "attention_entropy"},
-        {set.attentionDistance, "attention_distance"}};
+        {set.attentionDistance, "attention_distance"},
+        {set.projector, "projector"},
+        {set.projectorPosition, "projector_position"}};
     for (const auto& [plot, name] : plots) {
         for (const char* suffix : {"png", "pdf", "svg"}) {
             if (plot) {
@@ -138,7 +140,8 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
                                                            {&set.sweepSummary, "sweep_summary"},
                                                            {&set.comparedScores, "compared_scores"},
                                                            {&set.attention, "attention"},
-                                                           {&set.ablationTable, "ablation_table"}};
+                                                           {&set.ablationTable, "ablation_table"},
+                                                           {&set.projection, "projection"}};
     for (const char* suffix : {"csv", "json", "md"}) {
         check(saveTable(d.filePath(QString("scores.") + suffix), set.scores));
         for (const auto& [table, name] : tables) {

@@ -44,22 +44,26 @@ struct ExportSet {
     QCustomPlot* attentionHeatmaps = nullptr;
     QCustomPlot* attentionEntropy = nullptr;
     QCustomPlot* attentionDistance = nullptr;
+    // The Projector tab's figures, skipped when null (no projections in the shown snapshot)
+    QCustomPlot* projector = nullptr;
+    QCustomPlot* projectorPosition = nullptr;
     TableData scores;
     TableData probes;          // skipped when it has no rows
     TableData comparedScores;  // skipped when it has no rows
     TableData sweepSummary;    // skipped when it has no rows
     TableData attention;       // the shown layer's heads; skipped when it has no rows
     TableData ablationTable;   // the Mechanism tab's ablations; skipped when it has no rows
+    TableData projection;      // the Projector's shown layers; skipped when it has no rows
     QByteArray config;         // the run's settings as JSON
 };
 
 // Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter (and the
 // Compare tab's compared_adjacency, compared_accuracy, side_a, side_b, side_difference and the
 // Sweep tab's sweep_heatmap, sweep_lines, the Mechanism tab's mechanism and ablation_heatmaps, the
-// Attention tab's attention_heatmaps, attention_entropy and attention_distance when set) as .png
-// (at `scale`), .pdf and .svg, scores (and probes, compared_scores, sweep_summary, attention and
-// ablation_table when they have rows) as .csv, .json and .md, and config.json into `dir`. Returns
-// the problems, if any.
+// Attention tab's attention_heatmaps, attention_entropy and attention_distance, the Projector's
+// projector and projector_position when set) as .png (at `scale`), .pdf and .svg, scores (and
+// probes, compared_scores, sweep_summary, attention, ablation_table and projection when they have
+// rows) as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 
 }  // namespace nope::ui

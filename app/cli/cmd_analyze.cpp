@@ -339,9 +339,11 @@ int runAnalyze(const Args& args) {
         if (own) {
             printAnswers(answers);
         }
-        std::printf("\nsetup %.2f s, analysis %.2f s (forward %.2f s, scores %.2f s; %d threads)\n",
-                    setupSeconds, analysisSeconds, analysis.forwardSeconds, analysis.scoringSeconds,
-                    at::get_num_threads());
+        std::printf(
+            "\nsetup %.2f s, analysis %.2f s (forward %.2f s, scores %.2f s, projection %.3f s; %d "
+            "threads)\n",
+            setupSeconds, analysisSeconds, analysis.forwardSeconds, analysis.scoringSeconds,
+            analysis.projectionSeconds, at::get_num_threads());
     }
     if (!out.empty()) {
         writeAnalysisFolder(out, analysis, meta);

@@ -21,6 +21,7 @@
 #include "widgets/config_form.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
+#include "widgets/projector_tab.h"
 #include "widgets/run_browser.h"
 #include "widgets/side_by_side.h"
 #include "widgets/sweep_tab.h"
@@ -267,10 +268,14 @@ void Automation::finish() {
         m_window.viewTabs()->setCurrentWidget(m_window.attention());
         QTimer::singleShot(600, this, [this] {
             screenshot("window-attention.png");
-            m_window.viewTabs()->setCurrentWidget(m_window.probes());
+            m_window.viewTabs()->setCurrentWidget(m_window.projector());
             QTimer::singleShot(600, this, [this] {
-                screenshot("window-probes.png");
-                QApplication::quit();
+                screenshot("window-projector.png");
+                m_window.viewTabs()->setCurrentWidget(m_window.probes());
+                QTimer::singleShot(600, this, [this] {
+                    screenshot("window-probes.png");
+                    QApplication::quit();
+                });
             });
         });
         return;

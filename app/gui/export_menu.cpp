@@ -44,6 +44,8 @@ void ExportMenu::addTo(QMenu* file) {
         {"Atte&ntion heatmaps...", &Set::attentionHeatmaps, "attention_heatmaps"},
         {"Attention &entropy curves...", &Set::attentionEntropy, "attention_entropy"},
         {"Attention d&istance curves...", &Set::attentionDistance, "attention_distance"},
+        {"Pro&jector panels...", &Set::projector, "projector"},
+        {"Projector: axis 1 against &position...", &Set::projectorPosition, "projector_position"},
     };
     for (const auto& f : figures) {
         menu->addAction(f.label, this, [this, f] { exportPlot(f.plot, f.name); });
@@ -60,6 +62,9 @@ void ExportMenu::addTo(QMenu* file) {
     });
     menu->addAction("Attention ta&ble...", this, [this] {
         exportTable(&Set::attention, "Export attention table", "attention.csv");
+    });
+    menu->addAction("Projection table...", this, [this] {
+        exportTable(&Set::projection, "Export projection table", "projection.csv");
     });
     menu->addAction("Ablation &table...", this, [this] {
         exportTable(&Set::ablationTable, "Export ablation table", "ablation_table.csv");

@@ -36,6 +36,7 @@
 #include "widgets/plot_style.h"
 #include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
+#include "widgets/projector_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_browser.h"
 #include "widgets/run_controls.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_form(new ui::ConfigForm),
       m_heatmaps(new ui::HeatmapGrid),
       m_attention(new ui::AttentionTab),
+      m_projector(new ui::ProjectorTab),
       m_curves(new ui::CurvePanel),
       m_scores(new ui::ScoreTable),
       m_probes(new ui::ProbeTab),
@@ -241,6 +243,7 @@ void MainWindow::redraw() {
     if (!s) {
         m_heatmaps->setHeatmaps({});
         m_attention->setHistory({}, -1);
+        m_projector->setHistory({}, -1);
         m_curves->setHistory({}, point, -1);
         m_scores->setScores({}, point);
         m_probes->panel()->setReports(nullptr, nullptr, {});
@@ -265,6 +268,7 @@ void MainWindow::redraw() {
     }
     m_heatmaps->setHeatmaps(std::move(maps));
     m_attention->setHistory(m_history.all(), m_slider->value());
+    m_projector->setHistory(m_history.all(), m_slider->value());
     m_curves->setHistory(m_history.all(), point, s->step);
 
     const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;

@@ -28,6 +28,7 @@ class ConfigForm;
 class CurvePanel;
 class HeatmapGrid;
 class AttentionTab;
+class ProjectorTab;
 class CompareTab;
 class MechanismTab;
 class ProbeTab;
@@ -54,6 +55,7 @@ public:
     ui::ConfigForm* form() const { return m_form; }
     ui::HeatmapGrid* heatmaps() const { return m_heatmaps; }
     ui::AttentionTab* attention() const { return m_attention; }
+    ui::ProjectorTab* projector() const { return m_projector; }
     ui::CurvePanel* curves() const { return m_curves; }
     ui::ScoreTable* scores() const { return m_scores; }
     ui::ProbeTab* probes() const { return m_probes; }
@@ -131,6 +133,7 @@ private:
     ui::ConfigForm* m_form;
     ui::HeatmapGrid* m_heatmaps;
     ui::AttentionTab* m_attention;
+    ui::ProjectorTab* m_projector;
     ui::CurvePanel* m_curves;
     ui::ScoreTable* m_scores;
     ui::ProbeTab* m_probes;

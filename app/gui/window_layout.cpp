@@ -25,6 +25,7 @@
 #include "widgets/heatmap_grid.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
+#include "widgets/projector_tab.h"
 #include "widgets/run_browser.h"
 #include "widgets/run_controls.h"
 #include "widgets/score_table.h"
@@ -96,6 +97,7 @@ QWidget* MainWindow::centerColumn() {
     mapsLayout->addWidget(m_heatmaps, 1);
     m_views->addTab(maps, "Heatmaps");
     m_views->addTab(m_attention, "Attention");
+    m_views->addTab(m_projector, "Projector");
     m_views->addTab(m_probes, "Probes");
     m_views->addTab(m_compare, "Compare");
     m_views->addTab(m_sweep, "Sweep");
@@ -127,6 +129,7 @@ void MainWindow::connectViews() {
     connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
     connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
     connect(m_attention, &ui::AttentionTab::choiceChanged, this, &MainWindow::scheduleRedraw);
+    connect(m_projector, &ui::ProjectorTab::choiceChanged, this, &MainWindow::scheduleRedraw);
     connect(m_fixedRange, &QCheckBox::toggled, m_heatmaps, &ui::HeatmapGrid::setFixedRange);
     connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
         m_followLatest = value == m_slider->maximum();

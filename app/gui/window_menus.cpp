@@ -18,6 +18,7 @@
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
+#include "widgets/projector_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_browser.h"
 #include "widgets/score_table.h"
@@ -145,6 +146,11 @@ ui::ExportSet MainWindow::exportSet() {
         set.attentionEntropy = m_attention->entropyPlot();
         set.attentionDistance = m_attention->distancePlot();
         set.attention = m_attention->tableData();
+    }
+    if (m_projector->panelCount() > 0) {
+        set.projector = m_projector->scatterPlot();
+        set.projectorPosition = m_projector->positionPlot();
+        set.projection = m_projector->tableData();
     }
     if (!m_mechanism->ablations()->shownTable().results.empty()) {
         set.ablationTable = m_mechanism->ablations()->tableData();

@@ -30,6 +30,7 @@ struct Analysis {
     std::vector<LayerScores> rows;         // point-major: embedding, then each point by layer
     double forwardSeconds = 0.0;           // time in the model's forward passes
     double scoringSeconds = 0.0;           // time in cosine matrices and triple counts
+    double projectionSeconds = 0.0;        // time in the projections' fits
     bool cancelled = false;                // stopped early: the scores cover fewer prompts
     AttentionAnalysis attention;           // every layer's heads, when the analysis recorded them
     ProjectionSet projection;              // the projector's points, when the analysis asked

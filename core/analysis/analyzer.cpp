@@ -170,7 +170,9 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     if (options.attention) {
         out.attention = attention.finish(analysed, T);
     }
+    const auto fitStart = Clock::now();
     out.projection = fitProjections(accs, tokens, options);
+    out.projectionSeconds = std::chrono::duration<double>(Clock::now() - fitStart).count();
     for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, analysed); ++i) {
         out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
     }

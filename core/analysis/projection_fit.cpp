@@ -1,5 +1,7 @@
 #include "analysis/projection_fit.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 
 namespace nope {
@@ -14,16 +16,44 @@ struct TopEigen {
     double positiveSum = 0.0;
 };
 
-TopEigen topEigen(const torch::Tensor& symmetric) {
+// Matrices larger than this get the top pairs by subspace iteration (a full decomposition of a
+// few hundred rows per capture site would dominate a training snapshot).
+constexpr int64_t kFullDecomposition = 48;
+constexpr int64_t kSubspace = 12;  // vectors iterated: the 3 wanted and 9 to speed convergence
+constexpr int kIterations = 16;
+
+// Positive semi-definite `psd` (n, n): the Rayleigh-Ritz pairs of an orthonormal basis that
+// subspace iteration from a fixed start has turned toward the top eigenvectors (iterated in
+// float32, the small problem solved in float64); ascending like linalg_eigh.
+std::pair<torch::Tensor, torch::Tensor> subspaceEigen(const torch::Tensor& psd) {
+    const int64_t n = psd.size(0);
+    const auto a = psd.to(torch::kFloat);
+    at::Generator generator = at::detail::createCPUGenerator(/*seed_in=*/0x5eed);
+    auto basis = torch::randn({n, kSubspace}, generator, a.options());
+    for (int i = 0; i < kIterations; ++i) {
+        basis = std::get<0>(torch::linalg_qr(torch::mm(a, basis)));
+    }
+    const auto q = basis.to(torch::kDouble);
+    const auto small = torch::mm(q.t(), torch::mm(a, basis).to(torch::kDouble));
+    auto [values, vectors] = torch::linalg_eigh(0.5 * (small + small.t()));
+    return {values, torch::mm(q, vectors)};
+}
+
+// `psd` says that no eigenvalue is negative, so that the positive ones sum to the trace.
+TopEigen topEigen(const torch::Tensor& symmetric, bool psd = false) {
     const int64_t n = symmetric.size(0);
-    auto [values, vectors] = torch::linalg_eigh(symmetric);  // ascending
-    const int64_t k = std::min<int64_t>(kProjectionAxes, n);
+    const bool iterate = psd && n > kFullDecomposition;
+    auto [values, vectors] =
+        iterate ? subspaceEigen(symmetric) : torch::linalg_eigh(symmetric.to(torch::kDouble));
+    const int64_t found = values.size(0);
+    const int64_t k = std::min<int64_t>(kProjectionAxes, found);
     TopEigen top{torch::zeros({kProjectionAxes}, torch::kDouble),
                  torch::zeros({n, kProjectionAxes}, torch::kDouble),
-                 values.clamp_min(0.0).sum().item<double>()};
+                 iterate ? symmetric.trace().to(torch::kDouble).item<double>()
+                         : values.clamp_min(0.0).sum().item<double>()};
     for (int64_t i = 0; i < k; ++i) {
-        top.values[i] = values[n - 1 - i];
-        top.vectors.select(1, i).copy_(vectors.select(1, n - 1 - i));
+        top.values[i] = values[found - 1 - i];
+        top.vectors.select(1, i).copy_(vectors.select(1, found - 1 - i));
     }
     top.values.clamp_min_(0.0);
     return top;
@@ -62,18 +92,19 @@ void store(Projection& out, const torch::Tensor& coords) {
 
 AxesFit principalAxes(const torch::Tensor& x) {
     TORCH_CHECK(x.dim() == 2, "principalAxes needs points (n, D)");
-    const auto xd = x.to(torch::kDouble);
-    const auto xc = xd - xd.mean(0, /*keepdim=*/true);
-    const double total = xc.square().sum().item<double>();
+    // The products in float32 (the bulk of the work), the eigenproblem and coordinates in float64.
+    const auto xf = x.to(torch::kFloat);
+    const auto xc = xf - xf.mean(0, /*keepdim=*/true);
+    const double total = xc.square().sum(torch::kDouble).item<double>();
     AxesFit fit;
     if (xc.size(0) <= xc.size(1)) {
         // Fewer points than dimensions: the Gram matrix's eigenvectors are the coordinates.
-        const TopEigen top = topEigen(torch::mm(xc, xc.t()));
+        const TopEigen top = topEigen(torch::mm(xc, xc.t()), /*psd=*/true);
         fit.coords = top.vectors * top.values.sqrt().unsqueeze(0);
         fit.explained = shares(top.values, total);
     } else {
-        const TopEigen top = topEigen(torch::mm(xc.t(), xc));
-        fit.coords = torch::mm(xc, top.vectors);
+        const TopEigen top = topEigen(torch::mm(xc.t(), xc), /*psd=*/true);
+        fit.coords = torch::mm(xc.to(torch::kDouble), top.vectors);
         fit.explained = shares(top.values, total);
     }
     return fit;

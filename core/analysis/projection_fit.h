@@ -1,6 +1,6 @@
 // The fits behind the projector (analysis/projection.h): principal components of points and
-// classical multidimensional scaling of a dissimilarity matrix, in float64, each axis signed to
-// rise with position.
+// classical multidimensional scaling of a dissimilarity matrix, each axis signed to rise with
+// position. Coordinates in float64; PCA's large products in float32 (a few parts in a million).
 #pragma once
 
 #include <torch/torch.h>

@@ -3,6 +3,8 @@
 #include "run/probe_io.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace nope {
@@ -143,6 +145,70 @@ AttentionAnalysis attentionFromJson(const nlohmann::json& j, int seqLen, size_t 
     return a;
 }
 
+// Projected coordinates to 5 significant digits (their scale follows the hidden states').
+nlohmann::json significant(const std::vector<float>& values) {
+    nlohmann::json out = nlohmann::json::array();
+    for (float v : values) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.5g", double(v));
+        out.push_back(std::isfinite(v) ? nlohmann::json(std::strtod(text, nullptr))
+                                       : nlohmann::json());
+    }
+    return out;
+}
+
+nlohmann::json projectionJson(const ProjectionSet& set) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& p : set.items) {
+        items.push_back({{"point", toString(p.point)},
+                         {"layer", p.layer},
+                         {"method", toString(p.method)},
+                         {"explained", p.explained},
+                         {"r_position", number(p.rPosition)},
+                         {"coords", significant(p.coords)}});
+    }
+    return {{"prompts", set.prompts},
+            {"seq_len", set.seqLen},
+            {"tokens", set.tokens},
+            {"items", items}};
+}
+
+ProjectionSet projectionFromJson(const nlohmann::json& j, int seqLen) {
+    ProjectionSet set;
+    set.prompts = j.at("prompts").get<int>();
+    set.seqLen = j.at("seq_len").get<int>();
+    if (set.seqLen != seqLen || set.prompts < 0 || set.prompts > 10000) {
+        throw std::invalid_argument("projection of " + std::to_string(set.prompts) +
+                                    " prompts of " + std::to_string(set.seqLen) +
+                                    " tokens does not fit the analysis' " + std::to_string(seqLen));
+    }
+    const size_t tokens = static_cast<size_t>(set.prompts) * set.seqLen;
+    set.tokens = j.at("tokens").get<std::vector<int>>();
+    if (!set.tokens.empty() && set.tokens.size() != tokens) {
+        throw std::invalid_argument("projection tokens: " + std::to_string(set.tokens.size()) +
+                                    " values, expected " + std::to_string(tokens));
+    }
+    for (const auto& item : j.at("items")) {
+        Projection p;
+        const auto point = parseCapturePoint(item.at("point").get<std::string>());
+        const auto method = parseProjectionMethod(item.at("method").get<std::string>());
+        if (!point || !method) {
+            throw std::invalid_argument("unknown projection " + item.at("point").dump() + " " +
+                                        item.at("method").dump());
+        }
+        p.point = *point;
+        p.method = *method;
+        p.layer = item.at("layer").get<int>();
+        p.explained = item.at("explained").get<std::array<double, kProjectionAxes>>();
+        p.rPosition = numberFrom(item, "r_position");
+        p.prompts = set.prompts;
+        p.seqLen = set.seqLen;
+        p.coords = floats(item.at("coords"), tokens * kProjectionAxes);
+        set.items.push_back(std::move(p));
+    }
+    return set;
+}
+
 }  // namespace
 
 nlohmann::json toJson(const Analysis& a) {
@@ -165,6 +231,9 @@ nlohmann::json toJson(const Analysis& a) {
                         {"scoring_seconds", a.scoringSeconds}};
     if (!a.attention.empty()) {
         j["attention"] = attentionJson(a.attention);
+    }
+    if (!a.projection.empty()) {
+        j["projection"] = projectionJson(a.projection);
     }
     return j;
 }
@@ -199,6 +268,9 @@ Analysis analysisFromJson(const nlohmann::json& j) {
     }
     if (j.contains("attention")) {  // absent from runs before the attention was recorded
         a.attention = attentionFromJson(j.at("attention"), a.seqLen, a.keptPrompts.size());
+    }
+    if (j.contains("projection")) {  // absent from runs before the projector
+        a.projection = projectionFromJson(j.at("projection"), a.seqLen);
     }
     a.forwardSeconds = j.value("forward_seconds", 0.0);
     a.scoringSeconds = j.value("scoring_seconds", 0.0);

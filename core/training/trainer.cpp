@@ -183,11 +183,22 @@ ProbeReport Trainer::probe(const ProbeConfig& config, const std::atomic<bool>* c
     return runProbes(*m_model, config, tokens, hooks);
 }
 
+namespace {
+
+// Prompts whose hidden states each snapshot projects for the window's projector: enough tokens
+// for a shape (16 prompts of 9 to 22 tokens), a few milliseconds per capture site.
+constexpr int kProjectedPrompts = 16;
+
+}  // namespace
+
 Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel) {
     AnalysisOptions options;
     options.points = CaptureSet(allCapturePoints());
     options.keepPrompts = m_trainConfig.keepPrompts;
     options.attention = true;  // the Attention panel's weights, in the same forward passes
+    // The Projector's points: every token of the first prompts (at least the kept ones).
+    options.projections = {ProjectionMethod::Pca, ProjectionMethod::Mds};
+    options.projectionPrompts = std::max(m_trainConfig.keepPrompts, kProjectedPrompts);
     options.cancel = cancel;
     return nope::analyze(*m_model, prompts.tokens.to(m_device), options, prompts.padded);
 }

@@ -19,6 +19,7 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
     EXPECT_GT(j.at("fp32_tokens_per_s").get<double>(), 0.0);
     EXPECT_GT(j.at("bf16_tokens_per_s").get<double>(), 0.0);
     EXPECT_GT(j.at("analysis_ms").get<double>(), 0.0);
+    EXPECT_GT(j.at("projection_ms").get<double>(), 0.0);
     // the model's FLOP rate beside the machine's matrix-product rate
     for (const char* key :
          {"fp32_gemm_gflops", "bf16_gemm_gflops", "fp32_model_gflops", "bf16_model_gflops"}) {

@@ -36,6 +36,7 @@
 #include "widgets/heatmap_grid.h"
 #include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
+#include "widgets/projector_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_controls.h"
 #include "widgets/score_table.h"
@@ -238,6 +239,14 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
                           first[3 * history.front().analysis.seqLen + 1]));
     const auto& firstWeights = history.front().analysis.attention.find(1, 0)->meanMatrix;
     EXPECT_EQ(attention->heatmaps()->heatmaps()[0].values, firstWeights);
+    // the Projector: every snapshot projected its prompts; the shown one's R per layer
+    ui::ProjectorTab* projector = window.projector();
+    EXPECT_EQ(projector->panelCount(), 3);  // the embedding and attn's two layers
+    ASSERT_EQ(projector->tableData().rows.size(), 3);
+    const Projection* atInit =
+        history.front().analysis.projection.find(CapturePoint::Attn, 1, ProjectionMethod::Pca);
+    ASSERT_NE(atInit, nullptr);
+    EXPECT_EQ(projector->tableData().rows[1].back(), QString::number(atInit->rPosition, 'f', 4));
 
     // the run folder it wrote opens again in a fresh window, with the same snapshots
     const QString folder = window.runFolder();
@@ -250,6 +259,7 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     settle(reopened);
     EXPECT_EQ(reopened.curves()->adjacencyPlot()->graph(1)->dataCount(), 5);
     EXPECT_EQ(reopened.attention()->entropyPlot()->graph(0)->dataCount(), 5);  // from the files
+    EXPECT_EQ(reopened.projector()->panelCount(), 3);
 }
 
 TEST(Window, ExportWritesValidFiguresAndTables) {
@@ -265,7 +275,8 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
     const QDir d(dir.path());
     for (const QString& name :
          {QString("heatmaps"), QString("adjacency_curves"), QString("training_curves"),
-          QString("attention_heatmaps"), QString("attention_entropy")}) {
+          QString("attention_heatmaps"), QString("attention_entropy"), QString("projector"),
+          QString("projector_position")}) {
         QImage png(d.filePath(name + ".png"));
         EXPECT_FALSE(png.isNull()) << name.toStdString();
         EXPECT_GE(png.width(), 400) << name.toStdString();  // twice the on-screen size
@@ -305,6 +316,10 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
     QFile attentionCsv(d.filePath("attention.csv"));
     ASSERT_TRUE(attentionCsv.open(QIODevice::ReadOnly));
     EXPECT_TRUE(attentionCsv.readAll().startsWith("layer,head,entropy,mean distance\n1,0,"));
+    QFile projectionCsv(d.filePath("projection.csv"));
+    ASSERT_TRUE(projectionCsv.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(projectionCsv.readAll().startsWith(
+        "point,layer,method,explained 1,explained 2,explained 3,R position\nembedding,0,pca,"));
     QFile md(d.filePath("scores.md"));
     ASSERT_TRUE(md.open(QIODevice::ReadOnly));
     EXPECT_TRUE(md.readAll().startsWith("| stage |"));
