@@ -173,8 +173,8 @@ int runBench(const Args& args) {
     train.warmupSteps = 0;
     train.threads = threads;
     train.analysisSamples = analysisSamples;
-    train.keepPrompts =
-        TrainConfig{}.keepPrompts;  // as the window's snapshots: the projector's too
+    // as the window's snapshots: the kept prompts' matrices, the projector's points
+    train.keepPrompts = std::min(TrainConfig{}.keepPrompts, analysisSamples);
     train.data.trainSize = 2000;
     train.data.testSize = 2000;
 
@@ -245,6 +245,7 @@ int runBench(const Args& args) {
                 ms.push_back(
                     std::chrono::duration<double, std::milli>(Clock::now() - start).count());
                 projectionMs.push_back(a.projectionSeconds * 1e3);
+                result["projected_prompts"] = a.projection.prompts;
             }
             result["analysis_ms"] = median(ms);
             result["projection_ms"] = median(projectionMs);
@@ -256,9 +257,9 @@ int runBench(const Args& args) {
     } else {
         std::printf(
             "analysis snapshot: %.0f ms (%d prompts, all capture points; of which %.0f ms the "
-            "projections of %d kept prompts)\n",
+            "projections of %d prompts)\n",
             result["analysis_ms"].get<double>(), analysisSamples,
-            result["projection_ms"].get<double>(), train.keepPrompts);
+            result["projection_ms"].get<double>(), result["projected_prompts"].get<int>());
         std::printf(
             "model %d layers x %d wide, %d heads, dropout %g, batch %d x %d tokens, %d "
             "threads\n",

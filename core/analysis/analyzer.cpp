@@ -66,11 +66,20 @@ ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::
         if (acc.projectedHidden.empty()) {
             continue;
         }
+        const auto hidden = torch::cat(acc.projectedHidden);
+        if (!torch::isfinite(hidden).all().item<bool>()) {
+            continue;  // nothing to fit: the scores and the run report the non-finite values
+        }
         for (ProjectionMethod method : options.projections) {
-            set.items.push_back(
-                method == ProjectionMethod::Pca
-                    ? projectPca(acc.point, acc.layer, torch::cat(acc.projectedHidden))
-                    : projectMds(acc.point, acc.layer, torch::cat(acc.projectedCosines)));
+            try {
+                set.items.push_back(
+                    method == ProjectionMethod::Pca
+                        ? projectPca(acc.point, acc.layer, hidden)
+                        : projectMds(acc.point, acc.layer, torch::cat(acc.projectedCosines)));
+            } catch (const c10::Error&) {
+                // an eigenproblem LAPACK cannot solve (values near overflow): no projection of
+                // this site, the rest of the analysis stands
+            }
         }
     }
     if (set.items.empty()) {
