@@ -3,12 +3,14 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QPushButton>
 #include <QTabWidget>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "cli/flags.h"
 #include "gui/ablation_job.h"
@@ -19,6 +21,7 @@
 #include "widgets/attention_tab.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
+#include "widgets/explore_tab.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
 #include "widgets/projector_tab.h"
@@ -262,6 +265,28 @@ void Automation::showMechanism() {
     });
 }
 
+// The Explore tab with a pinned prompt of the task and the same prompt with one digit changed,
+// then the Probes tab.
+void Automation::explorePinnedAndEdited() {
+    ui::ExploreTab* explore = m_window.explore();
+    m_window.viewTabs()->setCurrentWidget(explore);
+    const QString pinned =
+        m_window.form()->spec().task == TaskKind::Reversal ? "rev(12345)=" : "$123+456=";
+    QString edited = pinned;
+    edited[pinned.size() - 3] = '9';
+    explore->promptField()->setText(pinned);
+    explore->pinButton()->click();
+    explore->promptField()->setText(edited);
+    QTimer::singleShot(1500, this, [this] {
+        screenshot("window-explore.png");
+        m_window.viewTabs()->setCurrentWidget(m_window.probes());
+        QTimer::singleShot(600, this, [this] {
+            screenshot("window-probes.png");
+            QApplication::quit();
+        });
+    });
+}
+
 void Automation::finish() {
     if (!m_screenshots.isEmpty()) {
         screenshot("window-trained.png");
@@ -271,11 +296,7 @@ void Automation::finish() {
             m_window.viewTabs()->setCurrentWidget(m_window.projector());
             QTimer::singleShot(600, this, [this] {
                 screenshot("window-projector.png");
-                m_window.viewTabs()->setCurrentWidget(m_window.probes());
-                QTimer::singleShot(600, this, [this] {
-                    screenshot("window-probes.png");
-                    QApplication::quit();
-                });
+                explorePinnedAndEdited();
             });
         });
         return;
@@ -294,8 +315,40 @@ void Automation::finish() {
         std::printf("training throughput in the window: %.0f tokens/s (median over snapshots)\n",
                     median);
         std::fflush(stdout);
+        measureExplore();
+        return;
     }
     QApplication::quit();
+}
+
+// --measure, after training: types a prompt of the task into the Explore tab one character at a
+// time, each once the last one's heatmaps are drawn, and prints the keystroke-to-drawing times.
+void Automation::measureExplore() {
+    ui::ExploreTab* explore = m_window.explore();
+    m_window.viewTabs()->setCurrentWidget(explore);
+    const QString text =
+        m_window.form()->spec().task == TaskKind::Reversal ? "rev(9876543210123)=" : "$4512+7309=";
+    auto typed = std::make_shared<int>(0);
+    auto latencies = std::make_shared<std::vector<double>>();
+    auto typeNext = [explore, text, typed] {
+        explore->promptField()->setText(text.left(++*typed));
+    };
+    connect(explore, &ui::ExploreTab::resultShown, this, [=] {
+        latencies->push_back(explore->lastLatencyMs());
+        if (*typed < text.size()) {
+            QTimer::singleShot(30, this, typeNext);
+            return;
+        }
+        std::vector<double> sorted = *latencies;
+        std::sort(sorted.begin(), sorted.end());
+        std::printf(
+            "explore: %zu keystrokes of '%s', keystroke to drawing median %.0f ms, "
+            "slowest %.0f ms\n",
+            sorted.size(), qPrintable(text), sorted[sorted.size() / 2], sorted.back());
+        std::fflush(stdout);
+        QApplication::quit();
+    });
+    typeNext();
 }
 
 }  // namespace nope::gui

@@ -1,9 +1,12 @@
 // Scripted runs of the window, for the README's screenshots and measurements:
 //   --screenshots DIR   Initialize, save DIR/window-init.png; train the quick preset for
 //                       --steps N (default 600), save DIR/window-trained.png,
-//                       window-attention.png and window-probes.png; quit.
+//                       window-attention.png, window-projector.png, window-explore.png (a
+//                       pinned prompt and one digit changed) and window-probes.png; quit.
 //   --measure           train the quick preset for --steps N and print the longest event-loop
-//                       stall, the redraw rate and the throughput in the window; quit.
+//                       stall, the redraw rate and the throughput in the window; then type a
+//                       prompt into the Explore tab a character at a time and print the
+//                       keystroke-to-drawing times; quit.
 //   --task T            the task for both (default addition).
 //   --snapshot-every N  snapshot interval of those runs (default steps / 12).
 //   --batch N, --layers N  batch size and depth instead of the quick preset's.
@@ -54,6 +57,8 @@ private:
     void onSnapshot();
     void onReady();
     void finish();
+    void explorePinnedAndEdited();
+    void measureExplore();
     void showComparison();
     void showSweep();
     void showMechanism();

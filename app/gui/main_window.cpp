@@ -31,6 +31,7 @@
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
+#include "widgets/explore_tab.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/plot_style.h"
@@ -85,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_heatmaps(new ui::HeatmapGrid),
       m_attention(new ui::AttentionTab),
       m_projector(new ui::ProjectorTab),
+      m_explore(new ui::ExploreTab),
       m_curves(new ui::CurvePanel),
       m_scores(new ui::ScoreTable),
       m_probes(new ui::ProbeTab),

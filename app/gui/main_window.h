@@ -5,7 +5,9 @@
 
 #include <QElapsedTimer>
 #include <QMainWindow>
+
 #include <QTimer>
+#include <nlohmann/json_fwd.hpp>
 
 #include <memory>
 #include <vector>
@@ -29,6 +31,7 @@ class CurvePanel;
 class HeatmapGrid;
 class AttentionTab;
 class ProjectorTab;
+class ExploreTab;
 class CompareTab;
 class MechanismTab;
 class ProbeTab;
@@ -56,6 +59,11 @@ public:
     ui::HeatmapGrid* heatmaps() const { return m_heatmaps; }
     ui::AttentionTab* attention() const { return m_attention; }
     ui::ProjectorTab* projector() const { return m_projector; }
+    ui::ExploreTab* explore() const { return m_explore; }
+    // File > Save session: the form's session plus the Explore tab's prompts tried; and those
+    // prompts read back from a session (the problem, naming the entry, or empty).
+    QByteArray sessionJson() const;
+    QString loadTriedPrompts(const nlohmann::json& session);
     ui::CurvePanel* curves() const { return m_curves; }
     ui::ScoreTable* scores() const { return m_scores; }
     ui::ProbeTab* probes() const { return m_probes; }
@@ -107,6 +115,7 @@ private:
     void connectControls();
     void connectController();
     void connectMechanism();
+    void connectExplore();
     bool runGoing() const;  // a training run is going on (training or paused)
     void buildMenus();      // window_menus.cpp
     void addOpenActions(QMenu* file);
@@ -134,6 +143,7 @@ private:
     ui::HeatmapGrid* m_heatmaps;
     ui::AttentionTab* m_attention;
     ui::ProjectorTab* m_projector;
+    ui::ExploreTab* m_explore;
     ui::CurvePanel* m_curves;
     ui::ScoreTable* m_scores;
     ui::ProbeTab* m_probes;

@@ -16,6 +16,7 @@ enum class ModelOrigin { Initialized, Checkpoint, SavedModel };
 
 Q_DECLARE_METATYPE(nope::gui::ModelOrigin)
 Q_DECLARE_METATYPE(nope::Snapshot)
+Q_DECLARE_METATYPE(nope::PromptAnalysis)
 Q_DECLARE_METATYPE(nope::RunSpec)
 Q_DECLARE_METATYPE(nope::ProbeReport)
 Q_DECLARE_METATYPE(nope::ProbeConfig)

@@ -34,6 +34,8 @@ Q_SIGNALS:
     void status(const QString& message);
     void probes(const nope::ProbeReport& report, int step);
     void probeProgress(int done, int total);
+    void promptAnalysis(const nope::PromptAnalysis& analysis);
+    void promptFailed(const QString& message);  // the prompt's problem, for beside its field
 };
 
 // Thread-safe: the worker sends from its thread, the controller closes from the window's.
@@ -64,6 +66,12 @@ public:
     }
     void probeProgress(int done, int total) {
         send([=](RunReceiver* r) { Q_EMIT r->probeProgress(done, total); });
+    }
+    void promptAnalysis(const PromptAnalysis& analysis) {
+        send([=](RunReceiver* r) { Q_EMIT r->promptAnalysis(analysis); });
+    }
+    void promptFailed(const QString& message) {
+        send([=](RunReceiver* r) { Q_EMIT r->promptFailed(message); });
     }
 
     // On the receiver's thread, before the receiver goes: nothing is sent after.

@@ -53,6 +53,8 @@ void TrainingController::newReceiver() {
     connect(m_receiver, &RunReceiver::progress, this, &TrainingController::progress);
     connect(m_receiver, &RunReceiver::status, this, &TrainingController::status);
     connect(m_receiver, &RunReceiver::probeProgress, this, &TrainingController::probeProgress);
+    connect(m_receiver, &RunReceiver::promptAnalysis, this, &TrainingController::promptAnalysis);
+    connect(m_receiver, &RunReceiver::promptFailed, this, &TrainingController::promptFailed);
     connect(m_receiver, &RunReceiver::ready, this,
             [this](const RunSpec& spec, const QString& m, ModelOrigin origin) {
                 m_hasModel = true;
@@ -204,6 +206,19 @@ void TrainingController::runProbes(const ProbeConfig& config) {
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, config, ch = m_channel] { w->runProbes(config, ch); },
         Qt::QueuedConnection);
+}
+
+bool TrainingController::analyzePrompts(const std::vector<std::string>& prompts) {
+    if (m_state == State::Training || m_state == State::Paused) {
+        return m_worker->promptsDuringRun(prompts, m_channel);  // between two steps
+    }
+    if (m_state != State::Ready) {
+        return false;
+    }
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, prompts, ch = m_channel] { w->analyzePrompts(prompts, ch); },
+        Qt::QueuedConnection);
+    return true;
 }
 
 bool TrainingController::shutdown(int milliseconds) {

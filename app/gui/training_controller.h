@@ -48,6 +48,10 @@ public:
     // Probes of the current model; Stop ends them between epochs.
     void runProbes(const ProbeConfig& config);
 
+    // The user's own prompts with the current weights (at once when idle, between two steps
+    // during a run): promptAnalysis or promptFailed answers. False when there is no model.
+    bool analyzePrompts(const std::vector<std::string>& prompts);
+
     // Stops any run and ends the thread; false when it did not end within `milliseconds`.
     bool shutdown(int milliseconds);
 
@@ -65,6 +69,8 @@ Q_SIGNALS:
     void status(const QString& message);
     void probes(const nope::ProbeReport& report, int step);
     void probeProgress(int done, int total);
+    void promptAnalysis(const nope::PromptAnalysis& analysis);
+    void promptFailed(const QString& message);
 
 private:
     void setState(State state);

@@ -155,6 +155,18 @@ void TrainingWorker::runProbes(const ProbeConfig& config, const Channel& channel
     probeNow(*m_trainer, config, channel);
 }
 
+namespace {
+
+void promptsNow(Trainer& trainer, const std::vector<std::string>& prompts, const Channel& channel) {
+    try {
+        channel->promptAnalysis(trainer.analyzePrompts(prompts));
+    } catch (const std::exception& e) {
+        channel->promptFailed(QString::fromStdString(e.what()));
+    }
+}
+
+}  // namespace
+
 bool TrainingWorker::probeDuringRun(const ProbeConfig& config, const Channel& channel) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (!m_trainer) {
@@ -164,6 +176,28 @@ bool TrainingWorker::probeDuringRun(const ProbeConfig& config, const Channel& ch
     m_probeCancel = false;
     m_control->post([this, trainer, config, channel] { probeNow(*trainer, config, channel); });
     return true;
+}
+
+bool TrainingWorker::promptsDuringRun(const std::vector<std::string>& prompts,
+                                      const Channel& channel) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_trainer) {
+        return false;
+    }
+    Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
+    m_control->post([trainer, prompts, channel] { promptsNow(*trainer, prompts, channel); });
+    return true;
+}
+
+void TrainingWorker::analyzePrompts(const std::vector<std::string>& prompts,
+                                    const Channel& channel) {
+    if (!m_trainer) {
+        channel->promptFailed(
+            "There is no model yet: press Initialize, Train or File > Open "
+            "model first.");
+        return;
+    }
+    promptsNow(*m_trainer, prompts, channel);
 }
 
 bool TrainingWorker::saveDuringRun(const QString& path, const Channel& channel) {

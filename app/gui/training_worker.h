@@ -39,6 +39,9 @@ public:
     // Thread-safe, during a run: probes of the current weights between two training steps (or at
     // once while paused). False when there is no model.
     bool probeDuringRun(const ProbeConfig& config, const Channel& channel);
+    // Thread-safe, during a run: the user's prompts with the current weights between two steps
+    // (or at once while paused). False when there is no model.
+    bool promptsDuringRun(const std::vector<std::string>& prompts, const Channel& channel);
     // Thread-safe, during a run: saves a checkpoint of the current weights between two steps
     // (or at once while paused). False when there is no model.
     bool saveDuringRun(const QString& path, const Channel& channel);
@@ -61,6 +64,8 @@ public:
     // Position probes of the current model (initialized, paused, finished or loaded); stopped
     // between epochs by requestStop().
     void runProbes(const nope::ProbeConfig& config, const Channel& channel);
+    // The user's prompts with the current model (initialized, finished or loaded).
+    void analyzePrompts(const std::vector<std::string>& prompts, const Channel& channel);
     // Loads any saved model (run/saved_model.h) for analysis and probes on `spec`'s task; its
     // settings replace the form's model settings.
     void openModel(const QString& path, const nope::RunSpec& spec, const Channel& channel);

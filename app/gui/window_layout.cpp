@@ -22,6 +22,7 @@
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
+#include "widgets/explore_tab.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
@@ -98,6 +99,7 @@ QWidget* MainWindow::centerColumn() {
     m_views->addTab(maps, "Heatmaps");
     m_views->addTab(m_attention, "Attention");
     m_views->addTab(m_projector, "Projector");
+    m_views->addTab(m_explore, "Explore");
     m_views->addTab(m_probes, "Probes");
     m_views->addTab(m_compare, "Compare");
     m_views->addTab(m_sweep, "Sweep");
@@ -121,6 +123,7 @@ void MainWindow::connectParts() {
     connectControls();
     connectController();
     connectMechanism();
+    connectExplore();
 }
 
 void MainWindow::connectViews() {
@@ -138,6 +141,9 @@ void MainWindow::connectViews() {
     });
     // The Compare tab lists the runs when it is first shown, and again each time (new runs).
     connect(m_views, &QTabWidget::currentChanged, this, [this](int index) {
+        if (m_views->widget(index) == m_explore) {
+            m_explore->refresh();  // the model may have moved on while the tab was hidden
+        }
         if (m_views->widget(index) == m_mechanism && m_mechanism->heatmaps()->heatmaps().empty()) {
             Q_EMIT m_mechanism->simulateRequested(m_mechanism->config());  // its first look
         }
@@ -247,6 +253,36 @@ void MainWindow::connectMechanism() {
     connect(m_ablationJob, &AblationJob::failed, this, [this, panel](const QString& message) {
         panel->showFailure(message);
         showProblem("Ablations: " + message);
+    });
+}
+
+void MainWindow::connectExplore() {
+    connect(m_explore, &ui::ExploreTab::analysisRequested, this,
+            [this](const std::vector<std::string>& prompts) {
+                if (!m_controller->analyzePrompts(prompts)) {
+                    m_explore->setFailure(
+                        "The model is busy (being built or loaded): the "
+                        "prompt is analysed once it is ready.");
+                }
+            });
+    connect(m_controller, &TrainingController::promptAnalysis, m_explore,
+            &ui::ExploreTab::setResult);
+    connect(m_controller, &TrainingController::promptFailed, m_explore,
+            &ui::ExploreTab::setFailure);
+    connect(m_controller, &TrainingController::stateChanged, this,
+            [this](TrainingController::State state) {
+                using State = TrainingController::State;
+                m_explore->setModelAvailable(m_controller->hasModel() && state != State::Busy &&
+                                             state != State::Empty);
+            });
+    connect(m_controller, &TrainingController::ready, this, [this](const RunSpec& spec) {
+        m_explore->setContext(spec.model.blockSize);
+        m_explore->refresh();
+    });
+    connect(m_controller, &TrainingController::snapshot, this, [this] {
+        if (m_views->currentWidget() == m_explore) {
+            m_explore->refresh();  // the shown prompt, with the newest weights
+        }
     });
 }
 

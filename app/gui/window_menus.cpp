@@ -6,6 +6,8 @@
 
 #include "gui/export_menu.h"
 #include "gui/main_window.h"
+
+#include <nlohmann/json.hpp>
 #include "run/run_folder.h"
 #include "util/files.h"
 #include "widgets/ablation_panel.h"
@@ -14,6 +16,7 @@
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
+#include "widgets/explore_tab.h"
 #include "widgets/heatmap_grid.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_panel.h"
@@ -82,6 +85,33 @@ void MainWindow::addOpenActions(QMenu* file) {
     });
 }
 
+QByteArray MainWindow::sessionJson() const {
+    nlohmann::json j = nlohmann::json::parse(m_form->sessionJson().toStdString());
+    j["prompts"] = nlohmann::json::array();
+    for (const QString& prompt : m_explore->triedPrompts()) {
+        j["prompts"].push_back(prompt.toStdString());
+    }
+    return QByteArray::fromStdString(j.dump(2) + "\n");
+}
+
+QString MainWindow::loadTriedPrompts(const nlohmann::json& session) {
+    if (!session.contains("prompts")) {
+        return {};  // a session saved before the Explore tab
+    }
+    const auto& list = session.at("prompts");
+    if (!list.is_array()) {
+        return "prompts: not a list (allowed: a list of prompts)";
+    }
+    QStringList prompts;
+    for (size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string()) {
+            return QString("prompts[%1]: not a string (allowed: a prompt)").arg(i);
+        }
+        prompts << QString::fromStdString(list[i].get<std::string>());
+    }
+    return m_explore->setTriedPrompts(prompts);
+}
+
 void MainWindow::addSessionActions(QMenu* file) {
     file->addAction("&Load session...", this, [this] {
         const QString path =
@@ -90,8 +120,11 @@ void MainWindow::addSessionActions(QMenu* file) {
             return;
         }
         try {
-            const QString error =
-                m_form->loadSessionJson(QByteArray::fromStdString(readFile(path.toStdString())));
+            const std::string text = readFile(path.toStdString());
+            QString error = m_form->loadSessionJson(QByteArray::fromStdString(text));
+            if (error.isEmpty()) {
+                error = loadTriedPrompts(nlohmann::json::parse(text));
+            }
             report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
                    "loaded " + path);
         } catch (const std::exception& e) {
@@ -102,7 +135,7 @@ void MainWindow::addSessionActions(QMenu* file) {
         const QString path =
             QFileDialog::getSaveFileName(this, "Save session", "session.json", "Session (*.json)");
         if (!path.isEmpty()) {
-            report(ui::saveText(path, m_form->sessionJson()), "wrote " + path);
+            report(ui::saveText(path, sessionJson()), "wrote " + path);
         }
     });
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "probe/probe_result.h"
+#include "tasks/task.h"
 
 namespace nope {
 
@@ -36,6 +37,17 @@ struct EvalResult {
     std::vector<Prediction> predictions;  // the first few, for display
     double seconds = 0.0;
     bool cancelled = false;  // stopped before the end: the numbers are incomplete
+};
+
+// A user's own prompts analysed with the current weights (the window's Explore tab): each prompt
+// on its own, unpadded, every capture point, its matrices kept; and the model's greedy answer.
+struct PromptAnalysis {
+    int step = 0;                        // the model's optimizer steps
+    TaskKind task = TaskKind::Addition;  // whose format the answers are judged by
+    std::vector<std::string> prompts;
+    std::vector<Analysis> analyses;  // one per prompt
+    std::vector<PromptAnswer> answers;
+    double seconds = 0.0;  // analysis and decoding, on the training thread
 };
 
 struct Snapshot {

@@ -1,5 +1,6 @@
 #include "training/trainer.h"
 
+#include <chrono>
 #include <cmath>
 
 #include "analysis/analyzer.h"
@@ -211,6 +212,31 @@ Analysis Trainer::analyze(int samples) {
     // the same seeded draw: its first analysisSamples prompts are the run's own
     return analyzeOn(makePromptSet(m_data, samples, analysisPromptSeed(m_trainConfig.data.seed)),
                      nullptr);
+}
+
+PromptAnalysis Trainer::analyzePrompts(const std::vector<std::string>& prompts) {
+    const auto start = std::chrono::steady_clock::now();
+    PromptAnalysis out;
+    out.step = m_step;
+    out.task = m_task;
+    out.prompts = prompts;
+    for (const auto& prompt : prompts) {
+        if (prompt.empty() || static_cast<int>(prompt.size()) > m_modelConfig.blockSize) {
+            throw std::invalid_argument("prompt '" + prompt + "' has " +
+                                        std::to_string(prompt.size()) +
+                                        " characters (allowed: 1 to the model's context of " +
+                                        std::to_string(m_modelConfig.blockSize) + ")");
+        }
+        const PromptSet set = makePromptSet(std::vector<std::string>{prompt}, 0);
+        AnalysisOptions options;
+        options.points = CaptureSet(allCapturePoints());
+        options.keepPrompts = 1;
+        out.analyses.push_back(
+            nope::analyze(*m_model, set.tokens.to(m_device), options, set.padded));
+        out.answers.push_back(answerPrompts(*m_model, m_task, {prompt}, set.tokens).front());
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
 }
 
 Analysis Trainer::analyzeBest(int samples) {

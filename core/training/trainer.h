@@ -86,6 +86,9 @@ public:
     Analysis analyze(int samples = 0);
     // The same with the best weights so far (the current ones before any evaluation).
     Analysis analyzeBest(int samples = 0);
+    // Each of `prompts` on its own (run/snapshot.h PromptAnalysis). Throws std::invalid_argument
+    // naming a prompt with characters outside the vocabulary or longer than the context.
+    PromptAnalysis analyzePrompts(const std::vector<std::string>& prompts);
     EvalResult evaluate();
     // Position probes of the current weights (see probe/prober.h): on random strings, or on the
     // task's test prompts (drawn from the data seed) with ProbeData::Task. `cancel` (or a stop
