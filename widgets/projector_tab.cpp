@@ -21,6 +21,9 @@ namespace nope::ui {
 
 namespace {
 
+constexpr const char* kNothingYet =
+    "The analysis prompts' hidden states, projected, appear here once there is a model: press "
+    "Initialize, or Train to watch positions take shape.";
 constexpr double kHoverPixels = 9.0;
 constexpr int kPointSize = 6;
 
@@ -70,7 +73,8 @@ ProjectorTab::ProjectorTab(QWidget* parent)
     m_axes->addItems({"axes 1 and 2", "axes 1 and 3", "axes 2 and 3"});
     m_point->setToolTip("the capture point whose layers are projected (beside the embedding)");
     m_method->setToolTip(
-        "PCA: one fit over every token of the kept prompts, shared axes. MDS: classical scaling "
+        "PCA: one fit over every token of the projected prompts (each centred on its own mean), "
+        "shared axes. MDS: classical scaling "
         "of each prompt's cosine dissimilarity 1 - C, the positions laid out by similarity "
         "alone. Axes are signed to rise with position.");
     m_axes->setToolTip("which two of the three axes are drawn");
@@ -130,9 +134,7 @@ ProjectorTab::ProjectorTab(QWidget* parent)
     });
     applyPlotTheme(m_scatter, palette());
     applyPlotTheme(m_position, palette());
-    showNothing(
-        "The hidden states of the kept prompts, projected, appear here once there is a model: "
-        "press Initialize, or Train to watch positions take shape.");
+    showNothing(kNothingYet);
 }
 
 CapturePoint ProjectorTab::point() const {
@@ -231,19 +233,15 @@ void ProjectorTab::showNothing(const QString& why) {
 
 void ProjectorTab::setHistory(const std::vector<Snapshot>& history, int shown) {
     if (shown < 0 || shown >= static_cast<int>(history.size())) {
-        showNothing(
-            "The hidden states of the kept prompts, projected, appear here once there is a "
-            "model: press Initialize, or Train to watch positions take shape.");
+        showNothing(kNothingYet);
         return;
     }
     const Snapshot& s = history[static_cast<size_t>(shown)];
     const ProjectionSet& set = s.analysis.projection;
     if (set.empty()) {
-        showNothing(s.analysis.keptPrompts.empty()
-                        ? "This run keeps no prompts (Keep prompts is 0 in the form): the "
-                          "projector draws the kept prompts' tokens."
-                        : "This snapshot has no projections (a run recorded before the "
-                          "projector).");
+        showNothing(
+            "This snapshot has no projections (a run recorded before the projector, or hidden "
+            "states that are not finite numbers).");
         return;
     }
     updateLayerChoice(s.analysis.layerCount());

@@ -143,7 +143,7 @@ int runAnalyze(const Args& args) {
     bool check = false;
     std::vector<std::string> ownPrompts, filePrompts;
     std::string promptsFile;
-    std::string padding = "task";
+    std::string padding = "longest";
     std::string projection;
     int projectionPrompts = 256;
     ModelSource source;
@@ -179,9 +179,10 @@ int runAnalyze(const Args& args) {
     flags.addString("prompts-file", &promptsFile,
                     "a text file of prompts, one a line, in place of drawn test prompts", "FILE");
     flags.addChoice("padding", &padding,
-                    "own prompts left-padded with newlines to the task's longest prompt (as drawn "
-                    "prompts are) or only to the longest given",
-                    {"task", "longest"});
+                    "own prompts left-padded with newlines to the longest given (one prompt: as "
+                    "typed, like the window's Explore tab) or to the task's longest prompt (as "
+                    "drawn prompts are: the same matrices)",
+                    {"longest", "task"});
     flags.addChoice("projection", &projection,
                     "project hidden states to 3 dimensions: principal components or classical "
                     "scaling of 1 - cosine",

@@ -59,26 +59,75 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
     }
 }
 
+// Sites fitted together while their inputs stay this small (a snapshot's all fit in one batch;
+// the CLI's hundreds of prompts go site by site, which keeps each in cache).
+constexpr int64_t kBatchBytes = int64_t(8) << 20;
+
+// One method's fits of the sites, batched; a batch LAPACK cannot solve (values near overflow)
+// is fitted site by site, leaving out the sites that fail.
+template <typename Fit>
+std::vector<Projection> fitSites(const std::vector<CaptureSite>& sites,
+                                 const std::vector<torch::Tensor>& inputs, Fit fit) {
+    const int64_t siteBytes = inputs.front().numel() * int64_t(sizeof(float));
+    const size_t chunk = static_cast<size_t>(std::max<int64_t>(1, kBatchBytes / siteBytes));
+    std::vector<Projection> out;
+    for (size_t first = 0; first < sites.size(); first += chunk) {
+        const size_t last = std::min(sites.size(), first + chunk);
+        const std::vector<CaptureSite> some(sites.begin() + first, sites.begin() + last);
+        const std::vector<torch::Tensor> someInputs(inputs.begin() + first, inputs.begin() + last);
+        try {
+            auto fits = fit(some, torch::stack(someInputs));
+            out.insert(out.end(), fits.begin(), fits.end());
+        } catch (const c10::Error&) {
+            for (size_t k = 0; k < some.size(); ++k) {
+                try {
+                    out.push_back(fit({some[k]}, someInputs[k].unsqueeze(0)).front());
+                } catch (const c10::Error&) {
+                    // no projection of this site; the rest of the analysis stands
+                }
+            }
+        }
+    }
+    return out;
+}
+
 ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::Tensor& tokens,
                              const AnalysisOptions& options) {
     ProjectionSet set;
+    std::vector<CaptureSite> sites;
+    std::vector<torch::Tensor> hidden, cosines;
     for (const auto& acc : accs) {
         if (acc.projectedHidden.empty()) {
             continue;
         }
-        const auto hidden = torch::cat(acc.projectedHidden);
-        if (!torch::isfinite(hidden).all().item<bool>()) {
+        auto h = torch::cat(acc.projectedHidden);
+        if (!torch::isfinite(h).all().item<bool>()) {
             continue;  // nothing to fit: the scores and the run report the non-finite values
         }
-        for (ProjectionMethod method : options.projections) {
-            try {
-                set.items.push_back(
-                    method == ProjectionMethod::Pca
-                        ? projectPca(acc.point, acc.layer, hidden)
-                        : projectMds(acc.point, acc.layer, torch::cat(acc.projectedCosines)));
-            } catch (const c10::Error&) {
-                // an eigenproblem LAPACK cannot solve (values near overflow): no projection of
-                // this site, the rest of the analysis stands
+        sites.push_back({acc.point, acc.layer});
+        hidden.push_back(std::move(h));
+        cosines.push_back(torch::cat(acc.projectedCosines));
+    }
+    if (sites.empty()) {
+        return set;
+    }
+    std::vector<std::vector<Projection>> byMethod;
+    for (ProjectionMethod method : options.projections) {
+        using Sites = std::vector<CaptureSite>;
+        byMethod.push_back(
+            method == ProjectionMethod::Pca
+                ? fitSites(sites, hidden,
+                           [](const Sites& s, const torch::Tensor& x) { return projectPca(s, x); })
+                : fitSites(sites, cosines, [](const Sites& s, const torch::Tensor& x) {
+                      return projectMds(s, x);
+                  }));
+    }
+    for (const CaptureSite& site : sites) {  // point-major, then layer, then method
+        for (const auto& fits : byMethod) {
+            for (const auto& p : fits) {
+                if (p.point == site.point && p.layer == site.layer) {
+                    set.items.push_back(p);
+                }
             }
         }
     }

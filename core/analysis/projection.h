@@ -1,7 +1,9 @@
 // The geometry of positions: hidden states projected to three dimensions, per capture point and
 // layer. Value types only (no LibTorch), for the CLI's files and the window's projector.
-//   pca  principal components of every hidden vector of the projected prompts (one fit per point
-//        and layer, shared by all prompts: their points share axes)
+//   pca  principal components of every hidden vector of the projected prompts, each prompt
+//        centred on its own mean first (one fit per point and layer, shared by all prompts:
+//        their points share axes, which show how tokens spread within a prompt, not how prompts
+//        differ)
 //   mds  classical multidimensional scaling of each prompt's cosine dissimilarity 1 - C (C its
 //        self-cosine matrix): the positions laid out by similarity alone, one fit per prompt
 // Each axis is signed so that it rises with position (its Pearson R with position is >= 0);

@@ -8,162 +8,204 @@ namespace nope {
 
 namespace {
 
-// The top `kProjectionAxes` eigenpairs of a symmetric matrix, largest first, eigenvalues below
-// zero set to zero; missing pairs (a matrix smaller than 3 x 3) are zero.
-struct TopEigen {
-    torch::Tensor values;   // (3)
-    torch::Tensor vectors;  // (n, 3)
-    double positiveSum = 0.0;
-};
-
-// Matrices larger than this get the top pairs by subspace iteration (a full decomposition of a
+// Matrices larger than this get their top pairs by subspace iteration (a full decomposition of a
 // few hundred rows per capture site would dominate a training snapshot).
 constexpr int64_t kFullDecomposition = 48;
 constexpr int64_t kSubspace = 12;  // vectors iterated: the 3 wanted and 9 to speed convergence
 constexpr int kIterations = 16;
 
-// Positive semi-definite `psd` (n, n): the Rayleigh-Ritz pairs of an orthonormal basis that
+// The top `kProjectionAxes` eigenpairs of each symmetric matrix of a batch (B, n, n), largest
+// first, eigenvalues below zero set to zero, missing pairs (n < 3) zero; and the sum of each
+// matrix's positive eigenvalues.
+struct TopEigen {
+    torch::Tensor values;       // (B, 3)
+    torch::Tensor vectors;      // (B, n, 3)
+    torch::Tensor positiveSum;  // (B)
+};
+
+// Positive semi-definite `psd` (B, n, n): the Rayleigh-Ritz pairs of an orthonormal basis that
 // subspace iteration from a fixed start has turned toward the top eigenvectors (iterated in
 // float32, the small problem solved in float64); ascending like linalg_eigh.
 std::pair<torch::Tensor, torch::Tensor> subspaceEigen(const torch::Tensor& psd) {
-    const int64_t n = psd.size(0);
     const auto a = psd.to(torch::kFloat);
     at::Generator generator = at::detail::createCPUGenerator(/*seed_in=*/0x5eed);
-    auto basis = torch::randn({n, kSubspace}, generator, a.options());
+    auto basis = torch::randn({a.size(0), a.size(1), kSubspace}, generator, a.options());
     for (int i = 0; i < kIterations; ++i) {
-        basis = std::get<0>(torch::linalg_qr(torch::mm(a, basis)));
+        basis = std::get<0>(torch::linalg_qr(torch::bmm(a, basis)));
     }
     const auto q = basis.to(torch::kDouble);
-    const auto small = torch::mm(q.t(), torch::mm(a, basis).to(torch::kDouble));
-    auto [values, vectors] = torch::linalg_eigh(0.5 * (small + small.t()));
-    return {values, torch::mm(q, vectors)};
+    const auto small = torch::bmm(q.transpose(1, 2), torch::bmm(a, basis).to(torch::kDouble));
+    auto [values, vectors] = torch::linalg_eigh(0.5 * (small + small.transpose(1, 2)));
+    return {values, torch::bmm(q, vectors)};
 }
 
 // `psd` says that no eigenvalue is negative, so that the positive ones sum to the trace.
-TopEigen topEigen(const torch::Tensor& symmetric, bool psd = false) {
-    const int64_t n = symmetric.size(0);
+TopEigen topEigen(const torch::Tensor& symmetric, bool psd) {
+    const int64_t n = symmetric.size(1);
     const bool iterate = psd && n > kFullDecomposition;
     auto [values, vectors] =
         iterate ? subspaceEigen(symmetric) : torch::linalg_eigh(symmetric.to(torch::kDouble));
-    const int64_t found = values.size(0);
+    const int64_t found = values.size(1);
     const int64_t k = std::min<int64_t>(kProjectionAxes, found);
-    TopEigen top{torch::zeros({kProjectionAxes}, torch::kDouble),
-                 torch::zeros({n, kProjectionAxes}, torch::kDouble),
-                 iterate ? symmetric.trace().to(torch::kDouble).item<double>()
-                         : values.clamp_min(0.0).sum().item<double>()};
-    for (int64_t i = 0; i < k; ++i) {
-        top.values[i] = values[found - 1 - i];
-        top.vectors.select(1, i).copy_(vectors.select(1, found - 1 - i));
+    TopEigen top;
+    top.values = values.narrow(1, found - k, k).flip({1}).clamp_min(0.0);
+    top.vectors = vectors.narrow(2, found - k, k).flip({2});
+    if (k < kProjectionAxes) {  // fewer points than axes
+        top.values = torch::cat(
+            {top.values, torch::zeros({values.size(0), kProjectionAxes - k}, values.options())}, 1);
+        top.vectors =
+            torch::cat({top.vectors,
+                        torch::zeros({vectors.size(0), n, kProjectionAxes - k}, vectors.options())},
+                       2);
     }
-    top.values.clamp_min_(0.0);
+    top.positiveSum = iterate ? symmetric.diagonal(0, 1, 2).sum(1).to(torch::kDouble)
+                              : values.clamp_min(0.0).sum(1);
     return top;
 }
 
-std::array<double, kProjectionAxes> shares(const torch::Tensor& values, double total) {
-    std::array<double, kProjectionAxes> out{};
-    for (int i = 0; i < kProjectionAxes; ++i) {
-        out[i] = total > 0.0 ? values[i].item<double>() / total : 0.0;
+// values (B, 3) over totals (B), 0 where a total is 0.
+torch::Tensor shares(const torch::Tensor& values, const torch::Tensor& totals) {
+    const auto t = totals.unsqueeze(1);
+    return torch::where(t > 0.0, values / t.clamp_min(1e-300), torch::zeros_like(values));
+}
+
+// A batched fit or a single one: adds and removes the batch dimension.
+template <typename Fit>
+AxesFit maybeBatched(const torch::Tensor& x, int64_t singleDims, Fit fit) {
+    if (x.dim() > singleDims) {
+        return fit(x);
     }
-    return out;
+    AxesFit out = fit(x.unsqueeze(0));
+    return {out.coords.squeeze(0), out.explained.squeeze(0)};
 }
 
-std::vector<double> toVector(const torch::Tensor& t) {
-    const auto c = t.to(torch::kDouble).contiguous();
-    return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
-}
-
-std::vector<double> positionsOf(int prompts, int T) {
-    std::vector<double> out;
-    out.reserve(static_cast<size_t>(prompts) * T);
-    for (int p = 0; p < prompts; ++p) {
-        for (int t = 0; t < T; ++t) {
-            out.push_back(t);
-        }
-    }
-    return out;
-}
-
-void store(Projection& out, const torch::Tensor& coords) {
-    const auto c = coords.to(torch::kFloat).contiguous();
-    out.coords.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+Projection emptyProjection(const CaptureSite& site, ProjectionMethod method, int prompts, int T) {
+    Projection p;
+    p.point = site.point;
+    p.layer = site.layer;
+    p.method = method;
+    p.prompts = prompts;
+    p.seqLen = T;
+    return p;
 }
 
 }  // namespace
 
 AxesFit principalAxes(const torch::Tensor& x) {
-    TORCH_CHECK(x.dim() == 2, "principalAxes needs points (n, D)");
-    // The products in float32 (the bulk of the work), the eigenproblem and coordinates in float64.
-    const auto xf = x.to(torch::kFloat);
-    const auto xc = xf - xf.mean(0, /*keepdim=*/true);
-    const double total = xc.square().sum(torch::kDouble).item<double>();
-    AxesFit fit;
-    if (xc.size(0) <= xc.size(1)) {
-        // Fewer points than dimensions: the Gram matrix's eigenvectors are the coordinates.
-        const TopEigen top = topEigen(torch::mm(xc, xc.t()), /*psd=*/true);
-        fit.coords = top.vectors * top.values.sqrt().unsqueeze(0);
-        fit.explained = shares(top.values, total);
-    } else {
-        const TopEigen top = topEigen(torch::mm(xc.t(), xc), /*psd=*/true);
-        fit.coords = torch::mm(xc.to(torch::kDouble), top.vectors);
-        fit.explained = shares(top.values, total);
-    }
-    return fit;
+    TORCH_CHECK(x.dim() == 2 || x.dim() == 3, "principalAxes needs points (n, D) or (B, n, D)");
+    return maybeBatched(x, 2, [](const torch::Tensor& batch) {
+        // The products in float32 (the bulk of the work), the eigenproblem in float64.
+        const auto xf = batch.to(torch::kFloat);
+        const auto xc = xf - xf.mean(1, /*keepdim=*/true);
+        AxesFit fit;
+        if (xc.size(1) <= xc.size(2)) {
+            // Fewer points than dimensions: the Gram matrix's eigenvectors are the coordinates.
+            const auto gram = torch::bmm(xc, xc.transpose(1, 2));
+            const TopEigen top = topEigen(gram, /*psd=*/true);
+            fit.coords = top.vectors * top.values.sqrt().unsqueeze(1);
+            fit.explained = shares(top.values, gram.diagonal(0, 1, 2).sum(1).to(torch::kDouble));
+        } else {
+            // More points than dimensions: the covariance, one matrix product per batch entry
+            // (LibTorch's batched product is slower for these tall matrices here).
+            std::vector<torch::Tensor> covariances;
+            for (int64_t b = 0; b < xc.size(0); ++b) {
+                covariances.push_back(torch::mm(xc[b].t(), xc[b]));
+            }
+            const auto covariance = torch::stack(covariances);
+            const TopEigen top = topEigen(covariance, /*psd=*/true);
+            std::vector<torch::Tensor> coords;
+            const auto axes = top.vectors.to(torch::kFloat);
+            for (int64_t b = 0; b < xc.size(0); ++b) {
+                coords.push_back(torch::mm(xc[b], axes[b]));
+            }
+            fit.coords = torch::stack(coords).to(torch::kDouble);
+            fit.explained =
+                shares(top.values, covariance.diagonal(0, 1, 2).sum(1).to(torch::kDouble));
+        }
+        return fit;
+    });
 }
 
 AxesFit classicalMds(const torch::Tensor& d) {
-    TORCH_CHECK(d.dim() == 2 && d.size(0) == d.size(1), "classicalMds needs a square matrix");
-    const auto d2 = d.to(torch::kDouble).square();
-    auto b = -0.5 * (d2 - d2.mean(1, /*keepdim=*/true) - d2.mean(0, /*keepdim=*/true) + d2.mean());
-    const TopEigen top = topEigen(0.5 * (b + b.t()));
-    AxesFit fit;
-    fit.coords = top.vectors * top.values.sqrt().unsqueeze(0);
-    fit.explained = shares(top.values, top.positiveSum);
-    return fit;
+    TORCH_CHECK((d.dim() == 2 || d.dim() == 3) && d.size(-1) == d.size(-2),
+                "classicalMds needs square matrices");
+    return maybeBatched(d, 2, [](const torch::Tensor& batch) {
+        const auto d2 = batch.to(torch::kDouble).square();
+        const auto b = -0.5 * (d2 - d2.mean(2, /*keepdim=*/true) - d2.mean(1, /*keepdim=*/true) +
+                               d2.mean({1, 2}, /*keepdim=*/true));
+        const TopEigen top = topEigen(0.5 * (b + b.transpose(1, 2)), /*psd=*/false);
+        return AxesFit{top.vectors * top.values.sqrt().unsqueeze(1),
+                       shares(top.values, top.positiveSum)};
+    });
 }
 
-void signByPosition(torch::Tensor& coords, const std::vector<double>& positions) {
-    for (int axis = 0; axis < coords.size(1); ++axis) {
-        if (pearson(toVector(coords.select(1, axis)), positions) < 0.0) {
-            coords.select(1, axis).neg_();
+torch::Tensor signByPosition(torch::Tensor& coords, const torch::Tensor& positions) {
+    const bool single = coords.dim() == 2;
+    auto c = single ? coords.unsqueeze(0) : coords;  // (B, n, 3), a view
+    const auto p = positions.to(torch::kDouble);
+    const auto pc = (p - p.mean()).view({1, -1, 1});
+    const auto cc = c - c.mean(1, /*keepdim=*/true);
+    const auto dot = (cc * pc).sum(1);  // (B, 3)
+    const auto norms = (cc.square().sum(1) * pc.square().sum()).sqrt();
+    c.mul_((1.0 - 2.0 * (dot < 0.0).to(c.dtype())).unsqueeze(1));
+    const auto r =
+        torch::where(norms > 0.0, dot.abs() / norms.clamp_min(1e-300), torch::zeros_like(dot));
+    return single ? r.squeeze(0) : r;
+}
+
+std::vector<Projection> projectPca(const std::vector<CaptureSite>& sites,
+                                   const torch::Tensor& hidden) {
+    const int64_t S = hidden.size(0), P = hidden.size(1), T = hidden.size(2);
+    // each prompt centred on its own mean: the axes show how tokens spread within a prompt
+    // (positions), not how prompts differ from one another
+    const auto h = hidden.to(torch::kFloat);
+    AxesFit fit = principalAxes((h - h.mean(2, /*keepdim=*/true)).reshape({S, P * T, -1}));
+    const auto r = signByPosition(fit.coords, torch::arange(T, torch::kDouble).repeat({P}));
+    const auto coords = fit.coords.to(torch::kFloat).contiguous();
+    const auto explained = fit.explained.to(torch::kDouble).contiguous();
+    const auto rs = r.to(torch::kDouble).contiguous();
+    const auto ex = explained.accessor<double, 2>();
+    const auto ra = rs.accessor<double, 2>();
+    std::vector<Projection> out;
+    for (int64_t s = 0; s < S; ++s) {
+        Projection p = emptyProjection(sites[static_cast<size_t>(s)], ProjectionMethod::Pca,
+                                       static_cast<int>(P), static_cast<int>(T));
+        for (int a = 0; a < kProjectionAxes; ++a) {
+            p.explained[a] = ex[s][a];
         }
+        p.rPosition = ra[s][0];
+        const float* c = coords[s].data_ptr<float>();
+        p.coords.assign(c, c + P * T * kProjectionAxes);
+        out.push_back(std::move(p));
     }
-}
-
-Projection projectPca(CapturePoint point, int layer, const torch::Tensor& hidden) {
-    Projection out;
-    out.point = point;
-    out.layer = layer;
-    out.method = ProjectionMethod::Pca;
-    out.prompts = static_cast<int>(hidden.size(0));
-    out.seqLen = static_cast<int>(hidden.size(1));
-    AxesFit fit = principalAxes(hidden.reshape({-1, hidden.size(2)}));
-    const auto positions = positionsOf(out.prompts, out.seqLen);
-    signByPosition(fit.coords, positions);
-    out.explained = fit.explained;
-    out.rPosition = pearson(toVector(fit.coords.select(1, 0)), positions);
-    store(out, fit.coords);
     return out;
 }
 
-Projection projectMds(CapturePoint point, int layer, const torch::Tensor& cosines) {
-    Projection out;
-    out.point = point;
-    out.layer = layer;
-    out.method = ProjectionMethod::Mds;
-    out.prompts = static_cast<int>(cosines.size(0));
-    out.seqLen = static_cast<int>(cosines.size(1));
-    const auto positions = positionsOf(1, out.seqLen);
-    std::vector<torch::Tensor> coords;
-    for (int p = 0; p < out.prompts; ++p) {
-        AxesFit fit = classicalMds(1.0 - cosines[p].to(torch::kDouble));
-        signByPosition(fit.coords, positions);
-        for (int i = 0; i < kProjectionAxes; ++i) {
-            out.explained[i] += fit.explained[i] / out.prompts;
+std::vector<Projection> projectMds(const std::vector<CaptureSite>& sites,
+                                   const torch::Tensor& cosines) {
+    const int64_t S = cosines.size(0), P = cosines.size(1), T = cosines.size(2);
+    AxesFit fit = classicalMds(1.0 - cosines.reshape({S * P, T, T}).to(torch::kDouble));
+    const auto r = signByPosition(fit.coords, torch::arange(T, torch::kDouble));
+    // per site: the means over its prompts
+    const auto meanExplained =
+        fit.explained.view({S, P, kProjectionAxes}).mean(1).to(torch::kDouble).contiguous();
+    const auto meanR = r.select(1, 0).reshape({S, P}).mean(1).to(torch::kDouble).contiguous();
+    const auto coords =
+        fit.coords.to(torch::kFloat).reshape({S, P * T * kProjectionAxes}).contiguous();
+    const auto ex = meanExplained.accessor<double, 2>();
+    const auto ra = meanR.accessor<double, 1>();
+    std::vector<Projection> out;
+    for (int64_t s = 0; s < S; ++s) {
+        Projection p = emptyProjection(sites[static_cast<size_t>(s)], ProjectionMethod::Mds,
+                                       static_cast<int>(P), static_cast<int>(T));
+        for (int a = 0; a < kProjectionAxes; ++a) {
+            p.explained[a] = ex[s][a];
         }
-        out.rPosition += pearson(toVector(fit.coords.select(1, 0)), positions) / out.prompts;
-        coords.push_back(fit.coords);
+        p.rPosition = ra[s];
+        const float* c = coords[s].data_ptr<float>();
+        p.coords.assign(c, c + P * T * kProjectionAxes);
+        out.push_back(std::move(p));
     }
-    store(out, torch::cat(coords, 0));
     return out;
 }
 

@@ -33,6 +33,10 @@ std::vector<double> range(int n) {
     return out;
 }
 
+torch::Tensor positions(int n) {
+    return torch::arange(n, torch::kDouble);
+}
+
 TEST(Pearson, KnownValues) {
     EXPECT_NEAR(pearson({1, 2, 3, 4}, {2, 4, 6, 8}), 1.0, 1e-12);
     EXPECT_NEAR(pearson({1, 2, 3, 4}, {8, 6, 4, 2}), -1.0, 1e-12);
@@ -49,9 +53,9 @@ TEST(PrincipalAxes, RecoverALine) {
     const auto t = torch::arange(n, torch::kDouble).unsqueeze(1);
     const auto points = t * direction + 0.01 * torch::randn({n, 16}, torch::kDouble) + 5.0;
     AxesFit fit = principalAxes(points);
-    EXPECT_GT(fit.explained[0], 0.999);
-    EXPECT_LT(fit.explained[1], 1e-3);
-    signByPosition(fit.coords, range(n));
+    EXPECT_GT(fit.share(0), 0.999);
+    EXPECT_LT(fit.share(1), 1e-3);
+    signByPosition(fit.coords, positions(n));
     const auto first = column(fit.coords, 0);
     for (int i = 1; i < n; ++i) {
         EXPECT_GT(first[i], first[i - 1]) << i;
@@ -70,9 +74,9 @@ TEST(PrincipalAxes, RecoverACircle) {
     const auto angle = torch::arange(n, torch::kDouble) * (2 * M_PI / n);
     const auto plane = torch::stack({2 * angle.cos(), 2 * angle.sin()}, 1);  // (n, 2)
     const AxesFit fit = principalAxes(torch::mm(plane, basis.t()) + 1.0);
-    EXPECT_NEAR(fit.explained[0], 0.5, 1e-5);
-    EXPECT_NEAR(fit.explained[1], 0.5, 1e-5);
-    EXPECT_NEAR(fit.explained[2], 0.0, 1e-5);
+    EXPECT_NEAR(fit.share(0), 0.5, 1e-5);
+    EXPECT_NEAR(fit.share(1), 0.5, 1e-5);
+    EXPECT_NEAR(fit.share(2), 0.0, 1e-5);
     const auto radius = fit.coords.slice(1, 0, 2).norm(2, 1);
     EXPECT_TRUE(torch::allclose(radius, torch::full({n}, 2.0, torch::kDouble), 1e-5, 1e-5));
 }
@@ -81,8 +85,8 @@ TEST(PrincipalAxes, FewerPointsThanDimensionsAndFewerThanThree) {
     torch::manual_seed(5);
     const auto two = torch::randn({2, 10}, torch::kDouble);
     const AxesFit fit = principalAxes(two);
-    EXPECT_NEAR(fit.explained[0], 1.0, 1e-6);
-    EXPECT_NEAR(fit.explained[2], 0.0, 1e-6);
+    EXPECT_NEAR(fit.share(0), 1.0, 1e-6);
+    EXPECT_NEAR(fit.share(2), 0.0, 1e-6);
     const double d = (two[0] - two[1]).norm().item<double>();
     EXPECT_NEAR(std::abs(fit.coords[0][0].item<double>() - fit.coords[1][0].item<double>()), d,
                 1e-5);
@@ -96,9 +100,9 @@ TEST(ClassicalMds, ReproducesExactDistances) {
     const auto distances = torch::cdist(points, points);
     const AxesFit fit = classicalMds(distances);
     EXPECT_TRUE(torch::allclose(torch::cdist(fit.coords, fit.coords), distances, 1e-9, 1e-9));
-    EXPECT_NEAR(fit.explained[0] + fit.explained[1] + fit.explained[2], 1.0, 1e-9);
-    EXPECT_GE(fit.explained[0], fit.explained[1]);
-    EXPECT_GE(fit.explained[1], fit.explained[2]);
+    EXPECT_NEAR(fit.share(0) + fit.share(1) + fit.share(2), 1.0, 1e-9);
+    EXPECT_GE(fit.share(0), fit.share(1));
+    EXPECT_GE(fit.share(1), fit.share(2));
 }
 
 // Points on a line, seen only through their distances: one axis, in order.
@@ -106,9 +110,26 @@ TEST(ClassicalMds, LaysAChainOnOneAxis) {
     const int n = 10;
     const auto t = torch::arange(n, torch::kDouble).unsqueeze(1);
     AxesFit fit = classicalMds((t - t.t()).abs());
-    EXPECT_NEAR(fit.explained[0], 1.0, 1e-9);
-    signByPosition(fit.coords, range(n));
+    EXPECT_NEAR(fit.share(0), 1.0, 1e-9);
+    const auto r = signByPosition(fit.coords, positions(n));
     EXPECT_NEAR(pearson(column(fit.coords, 0), range(n)), 1.0, 1e-9);
+    EXPECT_NEAR(r[0].item<double>(), 1.0, 1e-9);
+}
+
+// Batched fits give each matrix of the batch its own fit: the same as one at a time.
+TEST(ClassicalMds, BatchedEqualsOneByOne) {
+    torch::manual_seed(8);
+    const auto points = torch::randn({4, 7, 5}, torch::kDouble);
+    const auto d = torch::cdist(points, points);
+    const AxesFit batched = classicalMds(d);
+    const AxesFit pca = principalAxes(points);
+    for (int b = 0; b < 4; ++b) {
+        const AxesFit one = classicalMds(d[b]);
+        EXPECT_TRUE(torch::allclose(batched.coords[b].abs(), one.coords.abs(), 1e-9, 1e-9));
+        EXPECT_TRUE(torch::allclose(batched.explained[b], one.explained, 1e-12, 1e-12));
+        EXPECT_TRUE(
+            torch::allclose(pca.explained[b], principalAxes(points[b]).explained, 1e-6, 1e-6));
+    }
 }
 
 // Each axis is signed to rise with position, so reruns and layers compare.
@@ -120,7 +141,15 @@ TEST(Projection, AxesRiseWithPosition) {
     const auto hidden = 3.0 * base -
                         0.3 * torch::arange(T).to(torch::kFloat).view({1, T, 1}) * slope +
                         0.01 * torch::randn({P, T, D});
-    const Projection p = projectPca(CapturePoint::Attn, 2, hidden);
+    const std::vector<CaptureSite> sites = {{CapturePoint::Attn, 2}, {CapturePoint::Attn, 3}};
+    // the second site: the same points walked forwards
+    const auto both = torch::stack({hidden, hidden.flip({1})});
+    const auto pca = projectPca(sites, both);
+    ASSERT_EQ(pca.size(), 2u);
+    const Projection& p = pca[0];
+    EXPECT_EQ(p.layer, 2);
+    EXPECT_EQ(pca[1].layer, 3);
+    EXPECT_NEAR(pca[1].rPosition, p.rPosition, 1e-6);  // signed to rise with position both ways
     EXPECT_EQ(p.prompts, P);
     EXPECT_EQ(p.seqLen, T);
     ASSERT_EQ(p.coords.size(), size_t(P * T * kProjectionAxes));
@@ -128,7 +157,9 @@ TEST(Projection, AxesRiseWithPosition) {
     for (int n = 0; n < P; ++n) {
         EXPECT_LT(p.at(n, 0, 0), p.at(n, T - 1, 0));
     }
-    const Projection m = projectMds(CapturePoint::Attn, 2, selfCosine(hidden));
+    const auto mds = projectMds(sites, torch::stack({selfCosine(hidden), selfCosine(hidden)}));
+    ASSERT_EQ(mds.size(), 2u);
+    const Projection& m = mds[0];
     EXPECT_EQ(m.method, ProjectionMethod::Mds);
     EXPECT_GT(m.rPosition, 0.9);
     EXPECT_LT(m.at(0, 0, 0), m.at(0, T - 1, 0));

@@ -17,7 +17,7 @@ TEST_F(Cli, AnalyzeOwnPromptsWritesAnswersAndTheirMatrices) {
     std::ofstream(file) << "rev(98)=\r\n\nhello, world\n";
     const fs::path out = m_dir / "own";
     const Result r =
-        run(std::string("analyze --task reversal ") + kModel +
+        run(std::string("analyze --task reversal --padding task ") + kModel +
             " --prompt 'rev(1234)=' --prompts-file " + file.string() + " --out " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("3 own prompts of 22 tokens"), std::string::npos) << r.out;
@@ -35,9 +35,9 @@ TEST_F(Cli, AnalyzeOwnPromptsWritesAnswersAndTheirMatrices) {
     EXPECT_EQ(json.at("seq_len"), 22);  // padded to the task's longest prompt
     EXPECT_EQ(json.at("prompts").size(), 3u);
 
-    // --padding longest: a single prompt is analysed as it is.
-    const Result alone = run(std::string("analyze --task reversal --json --padding longest ") +
-                             kModel + " --prompt 'rev(1234)='");
+    // by default (--padding longest) a single prompt is analysed as it is
+    const Result alone =
+        run(std::string("analyze --task reversal --json ") + kModel + " --prompt 'rev(1234)='");
     ASSERT_EQ(alone.status, 0) << alone.err;
     const auto j = nlohmann::json::parse(alone.out);
     EXPECT_EQ(j.at("seq_len"), 10);
