@@ -278,6 +278,11 @@ int runAnalyze(const Args& args) {
     const AttentionAnalysis attention =
         withAttention ? analyzeAttention(*model, prompts.tokens) : AttentionAnalysis{};
     const double analysisSeconds = secondsSince(analysisStart);
+    if (analysis.nonFinite) {  // no table of NaN or zeros: say where the values broke
+        std::fprintf(stderr, "nopescope-cli analyze: %s; nothing written\n",
+                     analysis.nonFiniteMessage().c_str());
+        return kExitFailure;
+    }
     const std::vector<PromptAnswer> answers =
         own ? answerPrompts(*model, taskKind, ownPrompts, prompts.tokens)
             : std::vector<PromptAnswer>{};

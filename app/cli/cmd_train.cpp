@@ -16,6 +16,7 @@
 #include "training/trainer.h"
 #include "util/files.h"
 #include "util/format.h"
+#include "util/memory.h"
 #include "util/runtime.h"
 
 namespace nope::cli {
@@ -184,6 +185,11 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     const TrainConfig& train = spec.train;
     if (train.device == DeviceKind::Cuda && !torch::cuda::is_available()) {
         return usageError("train", "--device: cuda is not available in this build (allowed: cpu)");
+    }
+    // refused before anything is allocated, with the estimate and what the machine has
+    if (const std::string problem = trainingMemoryProblem(RunSpec{*parseTask(task), model, train});
+        !problem.empty()) {
+        return usageError("train", problem);
     }
     if (out.empty()) {
         out = newRunFolder("cli", task, presetName).string();

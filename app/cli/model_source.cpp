@@ -1,9 +1,11 @@
 #include "cli/model_source.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/init.h"
 #include "run/run_folder.h"
+#include "util/memory.h"
 
 namespace nope::cli {
 
@@ -37,6 +39,13 @@ std::optional<std::string> ModelSource::check(const FlagSet& flags) {
     const std::optional<std::string> flagError = m_modelFlags.build(flags, flagConfig);
     if (!flags.given("checkpoint")) {
         m_config = flagConfig;
+        if (!flagError) {  // refused before the weights are allocated
+            if (std::string problem =
+                    analysisMemoryProblem(flagConfig, std::min(flagConfig.blockSize, 64));
+                !problem.empty()) {
+                return problem;
+            }
+        }
         return flagError;
     }
     for (const char* name : kSetByTheFile) {

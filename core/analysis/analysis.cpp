@@ -13,6 +13,20 @@ const LayerScores* Analysis::find(CapturePoint point, int layer) const {
     return nullptr;
 }
 
+std::string Analysis::nonFiniteMessage() const {
+    if (!nonFinite) {
+        return {};
+    }
+    const std::string site =
+        nonFinite->point == CapturePoint::Embedding
+            ? std::string("the embedding")
+            : toString(nonFinite->point) + " layer " + std::to_string(nonFinite->layer);
+    return std::string("the hidden states are ") + (nonFinite->nan ? "NaN" : "infinite") +
+           " from " + site +
+           " on (the first point analysed where they are): the model's values overflow float32, "
+           "so no score there or after means anything (try a smaller init-std or init-mean)";
+}
+
 int Analysis::layerCount() const {
     int layers = 0;
     for (const auto& row : rows) {

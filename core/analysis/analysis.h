@@ -2,6 +2,7 @@
 // that they can cross threads and be drawn by widgets.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,14 @@ struct LayerScores {
     std::vector<std::vector<float>> promptMatrices;  // T x T of each kept prompt
 };
 
+// Where hidden states first stop being finite numbers, in the order the forward pass computes
+// them (the embedding, then each block's attn_in, attn and resid), among the points analysed.
+struct NonFinite {
+    CapturePoint point = CapturePoint::Embedding;
+    int layer = 0;
+    bool nan = true;  // NaN somewhere; otherwise only infinities
+};
+
 struct Analysis {
     int samples = 0;                       // prompts analysed
     int seqLen = 0;                        // T: tokens per (padded) prompt
@@ -34,8 +43,11 @@ struct Analysis {
     bool cancelled = false;                // stopped early: the scores cover fewer prompts
     AttentionAnalysis attention;           // every layer's heads, when the analysis recorded them
     ProjectionSet projection;              // the projector's points, when the analysis asked
+    std::optional<NonFinite> nonFinite;    // set when some hidden state is NaN or infinite
 
     const LayerScores* find(CapturePoint point, int layer) const;
+    // "the hidden states are NaN from attn layer 1 on (...)", or empty when all are finite.
+    std::string nonFiniteMessage() const;
     int layerCount() const;  // largest layer present
 };
 

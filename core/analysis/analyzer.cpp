@@ -18,6 +18,8 @@ struct Accumulator {
     torch::Tensor matrixSum;  // (T, T) float64
     std::vector<std::vector<float>> kept;
     std::vector<torch::Tensor> projectedHidden, projectedCosines;  // the projected prompts'
+    bool nonFinite = false;  // some hidden state was NaN or infinite
+    bool nan = false;
 };
 
 // Keeps the hidden states and cosine matrices of the prompts firstPrompt.. that are among the
@@ -35,9 +37,16 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
            const AnalysisOptions& options) {
     const int keepPrompts = options.keepPrompts;
     const auto h = hidden.to(torch::kFloat);
-    const auto cos = selfCosine(h).to(torch::kCPU).contiguous();            // (B, T, T)
-    const auto norms = h.norm(2, /*dim=*/-1).to(torch::kCPU).contiguous();  // (B, T)
-    const auto vars = h.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kCPU).contiguous();  // (B, T)
+    if (!acc.nonFinite && !torch::isfinite(h).all().item<bool>()) {
+        acc.nonFinite = true;
+        acc.nan = torch::isnan(h).any().item<bool>();
+    }
+    const auto cos = selfCosine(h).to(torch::kCPU).contiguous();  // (B, T, T)
+    // norms and variances in float64: large finite states would overflow float32's squares
+    const auto h64 = h.to(torch::kDouble);
+    const auto norms = h64.norm(2, /*dim=*/-1).to(torch::kCPU, torch::kFloat).contiguous();
+    const auto vars =
+        h64.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kCPU, torch::kFloat).contiguous();
     const int64_t B = cos.size(0);
     const int T = static_cast<int>(cos.size(1));
     const float* c = cos.data_ptr<float>();
@@ -174,7 +183,13 @@ EvalScope::~EvalScope() {
 }
 
 torch::Tensor selfCosine(const torch::Tensor& hidden) {
-    const auto h = hidden.to(torch::kFloat);
+    auto h = hidden.to(torch::kFloat);
+    // Vectors whose squares would overflow float32 are scaled down first (a cosine does not
+    // depend on the scale); the others are used as they are, to the last bit.
+    const auto largest = h.abs().amax(/*dim=*/-1, /*keepdim=*/true);
+    if ((largest > 1e15f).any().item<bool>()) {
+        h = h / torch::where(largest > 1e15f, largest, torch::ones_like(largest));
+    }
     const auto unit = h / h.norm(2, /*dim=*/-1, /*keepdim=*/true).clamp_min(1e-8);  // (B, T, D)
     return torch::bmm(unit, unit.transpose(1, 2));                                  // (B, T, T)
 }
@@ -227,6 +242,14 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     out.seqLen = T;
     if (options.attention) {
         out.attention = attention.finish(analysed, T);
+    }
+    for (const auto& acc : accs) {  // the first site, in forward order, where states broke
+        const bool earlier =
+            out.nonFinite && (acc.layer != out.nonFinite->layer ? acc.layer < out.nonFinite->layer
+                                                                : acc.point < out.nonFinite->point);
+        if (acc.nonFinite && (!out.nonFinite || earlier)) {
+            out.nonFinite = NonFinite{acc.point, acc.layer, acc.nan};
+        }
     }
     const auto fitStart = Clock::now();
     out.projection = fitProjections(accs, tokens, options);

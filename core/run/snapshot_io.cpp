@@ -235,6 +235,11 @@ nlohmann::json toJson(const Analysis& a) {
     if (!a.projection.empty()) {
         j["projection"] = projectionJson(a.projection);
     }
+    if (a.nonFinite) {
+        j["non_finite"] = {{"point", toString(a.nonFinite->point)},
+                           {"layer", a.nonFinite->layer},
+                           {"nan", a.nonFinite->nan}};
+    }
     return j;
 }
 
@@ -268,6 +273,14 @@ Analysis analysisFromJson(const nlohmann::json& j) {
     }
     if (j.contains("attention")) {  // absent from runs before the attention was recorded
         a.attention = attentionFromJson(j.at("attention"), a.seqLen, a.keptPrompts.size());
+    }
+    if (j.contains("non_finite")) {
+        const auto& n = j.at("non_finite");
+        const auto point = parseCapturePoint(n.at("point").get<std::string>());
+        if (!point) {
+            throw std::invalid_argument("unknown capture point " + n.at("point").dump());
+        }
+        a.nonFinite = NonFinite{*point, n.at("layer").get<int>(), n.at("nan").get<bool>()};
     }
     if (j.contains("projection")) {  // absent from runs before the projector
         a.projection = projectionFromJson(j.at("projection"), a.seqLen);

@@ -116,6 +116,47 @@ TEST(Analyzer, AdjacencyPatternAtDefaultInitAndItsAbsence) {
     EXPECT_LT(b.find(CapturePoint::Attn, 1)->adjacencyMean, 0.6);
 }
 
+// A cosine does not depend on scale: states too large for float32's squares give the same
+// matrices as small ones (not zeros).
+TEST(SelfCosine, HugeStatesGiveTheSameMatrix) {
+    torch::manual_seed(2);
+    const auto h = torch::randn({2, 6, 64});
+    EXPECT_TRUE(torch::allclose(selfCosine(h * 1e30), selfCosine(h), 1e-5, 1e-5));
+    EXPECT_TRUE(torch::equal(selfCosine(h * 1e3), selfCosine(h * 1e3)));
+}
+
+// Weights drawn with std 1e30: the embedding is still scored (its cosines are scale-free), and
+// the analysis names where the states stop being finite instead of a silent table of zeros.
+TEST(Analyzer, NamesWhereHiddenStatesStopBeingFinite) {
+    ModelConfig c = small();
+    c.init.scheme = InitScheme::Normal;
+    c.init.std = 1e30;
+    Gpt huge = makeModel(c);
+    const TaskData data = makeTaskData(TaskKind::Reversal, DataConfig{200, 200, 3});
+    const PromptSet prompts = makePromptSet(data, 16, 9);
+    AnalysisOptions options;
+    options.points = CaptureSet(allCapturePoints());
+    const Analysis a = analyze(*huge, prompts.tokens, options);
+    ASSERT_TRUE(a.nonFinite.has_value());
+    EXPECT_EQ(a.nonFinite->layer, 1);
+    EXPECT_NE(a.nonFinite->point, CapturePoint::Embedding);
+    EXPECT_NE(a.nonFiniteMessage().find(" layer 1 on"), std::string::npos) << a.nonFiniteMessage();
+    ModelConfig normal = small();
+    normal.init.scheme = InitScheme::Normal;
+    Gpt same = makeModel(normal);  // the same draw at std 0.02
+    const Analysis b = analyze(*same, prompts.tokens, options);
+    EXPECT_FALSE(b.nonFinite.has_value());
+    EXPECT_TRUE(b.nonFiniteMessage().empty());
+    EXPECT_NEAR(a.find(CapturePoint::Embedding, 0)->adjacencyMean,
+                b.find(CapturePoint::Embedding, 0)->adjacencyMean, 5e-3);  // ties round apart
+
+    // the snapshot files keep it
+    const Analysis back = analysisFromJson(toJson(a));
+    ASSERT_TRUE(back.nonFinite.has_value());
+    EXPECT_EQ(back.nonFinite->point, a.nonFinite->point);
+    EXPECT_EQ(back.nonFinite->nan, a.nonFinite->nan);
+}
+
 TEST(Analyzer, RunsInFp32EvenUnderAutocast) {
     Gpt model = makeModel(small());
     const auto tokens = torch::randint(0, 96, {4, 10}, torch::kLong);

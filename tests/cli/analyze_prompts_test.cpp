@@ -72,6 +72,21 @@ TEST_F(Cli, AnalyzeRefusesBadPromptsWithTheirProblem) {
     EXPECT_NE(missing.err.find("--prompts-file: cannot read"), std::string::npos) << missing.err;
 }
 
+// Weights too large for float32: a message naming where the states broke, no table of zeros,
+// nothing written.
+TEST_F(Cli, AnalyzeNamesNonFiniteHiddenStates) {
+    const fs::path out = m_dir / "huge";
+    const Result r =
+        run("analyze --init normal --init-std 1e30 --layers 1 --dim 32 --heads 2 "
+            "--samples 8 --threads 1 --point all --out " +
+            out.string());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("the hidden states are"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" layer 1 on"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("0.0000"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(Cli, AnalyzeProjectionWritesPointsAndSummary) {
     const fs::path out = m_dir / "proj";
     const Result r = run(std::string("analyze --task reversal --samples 12 --projection pca "

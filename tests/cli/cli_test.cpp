@@ -7,6 +7,7 @@
 
 #include "cli/cli_fixture.h"
 #include "model/gpt.h"
+#include "model/init.h"
 #include "settings/settings.h"
 #include "training/checkpoint.h"
 
@@ -122,7 +123,9 @@ TEST_F(Cli, AnalyzeRejectsBadCheckpointsAndWritesNothing) {
     config.blockSize = 16;
     config.positional = nope::PositionalEncoding::Learned;
     const fs::path shortContext = m_dir / "short.pt";
-    nope::saveWeightsForPython(shortContext, *nope::Gpt(config));
+    nope::Gpt shortModel(config);
+    nope::initializeWeights(*shortModel);  // finite weights: the analysis must run
+    nope::saveWeightsForPython(shortContext, *shortModel);
     const struct {
         std::string args;
         const char* mentions;

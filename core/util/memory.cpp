@@ -1,0 +1,135 @@
+#include "util/memory.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tasks/task.h"
+
+namespace nope {
+
+namespace {
+
+// A number from a cgroup v2 file ("max" or unreadable: nothing).
+std::optional<double> cgroupValue(const char* path) {
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max") {
+        return std::nullopt;
+    }
+    try {
+        return std::stod(text);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+MemoryEstimate trainingMemory(const ModelConfig& m, int batch, int tokens, bool bf16) {
+    const double params = static_cast<double>(parameterCount(m));
+    MemoryEstimate e;
+    e.weights = 4.0 * params;
+    e.gradients = 4.0 * params;
+    e.optimizer = 8.0 * params;
+    // values kept per token and layer (half of the 34 x width + 5 x heads x tokens bytes that
+    // Korthikanti et al. count at 16 bits)
+    const double perToken = 17.0 * m.nEmbd + 2.5 * m.nHead * tokens;
+    const double logits = 3.0 * m.vocabSize;  // logits, their softmax and its gradient
+    e.activations = double(batch) * tokens * (m.nLayer * perToken + logits) * (bf16 ? 3.0 : 4.0);
+    return e;
+}
+
+MemoryEstimate analysisMemory(const ModelConfig& m, int batch, int tokens) {
+    MemoryEstimate e;
+    e.weights = 4.0 * static_cast<double>(parameterCount(m));
+    // every capture site's states, and one layer's working set (MLP, attention scores)
+    const double perToken = (4.0 * m.nLayer + 1.0) * m.nEmbd + 8.0 * m.nEmbd + m.nHead * tokens;
+    e.activations = 4.0 * batch * tokens * perToken;
+    return e;
+}
+
+std::optional<double> availableMemory() {
+    std::optional<double> available;
+    std::ifstream meminfo("/proc/meminfo");
+    std::string line;
+    while (std::getline(meminfo, line)) {
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            std::istringstream fields(line.substr(13));
+            double kb = 0.0;
+            if (fields >> kb) {
+                available = kb * 1024.0;
+            }
+        }
+    }
+    const auto limit = cgroupValue("/sys/fs/cgroup/memory.max");
+    const auto used = cgroupValue("/sys/fs/cgroup/memory.current");
+    if (limit && used) {
+        const double left = *limit - *used;
+        available = available ? std::min(*available, left) : left;
+    }
+    return available;
+}
+
+int trainingTokens(const RunSpec& spec) {
+    return spec.train.objective == Objective::Lm
+               ? spec.train.windowLength
+               : longestPrompt(spec.task) + answerBudget(spec.task) - 1;
+}
+
+std::string trainingMemoryProblem(const RunSpec& spec) {
+    const auto available = availableMemory();
+    if (!available) {
+        return {};
+    }
+    const std::string problem =
+        memoryProblem(trainingMemory(spec.model, spec.train.batchSize, trainingTokens(spec),
+                                     spec.train.precision == Precision::Bf16),
+                      *available, "to train");
+    return problem.empty() ? problem
+                           : "--dim: " + problem +
+                                 " (allowed: a model that fits: fewer --layers, a smaller --dim, "
+                                 "--batch or --window)";
+}
+
+std::string analysisMemoryProblem(const ModelConfig& model, int tokens) {
+    const auto available = availableMemory();
+    if (!available) {
+        return {};
+    }
+    const std::string problem =
+        memoryProblem(analysisMemory(model, 128, tokens), *available, "to analyse");
+    return problem.empty() ? problem
+                           : "--dim: " + problem +
+                                 " (allowed: a model that fits: fewer --layers, a smaller --dim)";
+}
+
+std::string bytesText(double bytes) {
+    char text[32];
+    if (bytes >= 1e9) {
+        std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    } else {
+        std::snprintf(text, sizeof text, "%.0f MB", bytes / 1e6);
+    }
+    return text;
+}
+
+std::string memoryProblem(const MemoryEstimate& need, double available, const std::string& what) {
+    if (need.total() <= available) {
+        return {};
+    }
+    std::string parts = "weights " + bytesText(need.weights);
+    if (need.gradients > 0.0) {
+        parts += ", gradients " + bytesText(need.gradients);
+    }
+    if (need.optimizer > 0.0) {
+        parts += ", optimizer state " + bytesText(need.optimizer);
+    }
+    parts += ", activations " + bytesText(need.activations);
+    return "the model needs about " + bytesText(need.total()) + " " + what + " (" + parts +
+           ") and this machine has " + bytesText(available) + " available";
+}
+
+}  // namespace nope

@@ -1,0 +1,52 @@
+// How much memory a model needs, estimated before anything is allocated, and how much the
+// machine has: a model too large is refused with both figures instead of failing half-way
+// through LibTorch's allocations. No LibTorch here (the form checks it as you type).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/model_config.h"
+#include "run/run_spec.h"
+
+namespace nope {
+
+struct MemoryEstimate {
+    double weights = 0.0;      // bytes, float32
+    double gradients = 0.0;    // training only
+    double optimizer = 0.0;    // AdamW's two moments, training only
+    double activations = 0.0;  // what the forward pass keeps (for the backward pass)
+    double total() const { return weights + gradients + optimizer + activations; }
+};
+
+// Training at `batch` sequences of `tokens`: weights, gradients, AdamW's moments and the
+// activations kept for the backward pass (per layer and token about 34 x width plus 5 x heads x
+// tokens values, 4 bytes each in fp32, about 3 in bf16 where the products' copies are bf16).
+MemoryEstimate trainingMemory(const ModelConfig& model, int batch, int tokens, bool bf16);
+// Analysis: the weights and one forward pass of `batch` sequences with every hidden state kept.
+MemoryEstimate analysisMemory(const ModelConfig& model, int batch, int tokens);
+
+// The memory this process may still use: MemAvailable of /proc/meminfo, or less when a cgroup
+// limit (memory.max) leaves less; nullopt when neither can be read.
+std::optional<double> availableMemory();
+
+// The sequences a training step of `spec` processes: the lm window, or the answer objective's
+// padded prompt and answer.
+int trainingTokens(const RunSpec& spec);
+
+// The problem of training `spec` on this machine ("--dim: the model needs about ..." with the
+// flags to lower), or empty when it fits or the available memory is unknown.
+std::string trainingMemoryProblem(const RunSpec& spec);
+// The same for analysing (or probing) `model` on sequences of `tokens`.
+std::string analysisMemoryProblem(const ModelConfig& model, int tokens);
+
+// "38.2 GB", "512 MB"
+std::string bytesText(double bytes);
+
+// When `need` does not fit in `available`: "the model needs about 153 GB to train (weights
+// 38.3 GB, gradients 38.3 GB, optimizer state 76.6 GB, activations 0.4 GB) and this machine has
+// 21.5 GB available"; empty when it fits. `what` is "to train" or "to analyse".
+std::string memoryProblem(const MemoryEstimate& need, double available, const std::string& what);
+
+}  // namespace nope
