@@ -237,6 +237,14 @@ void ExploreTab::refresh() {
     }
 }
 
+void ExploreTab::retryIfWaiting() {
+    if (m_retry) {
+        m_retry = false;
+        m_problem->setText(problem());
+        refresh();
+    }
+}
+
 void ExploreTab::onEdited() {
     m_sinceEdit.restart();
     const QString why = problem();
@@ -259,7 +267,8 @@ void ExploreTab::onEdited() {
 }
 
 void ExploreTab::request() {
-    if (!m_modelAvailable) {
+    if (!m_modelAvailable || m_prompt->text().isEmpty() || !problem().isEmpty()) {
+        m_pending = false;  // nothing to ask: an empty field, or one that says what is wrong
         return;
     }
     if (m_inFlight) {
@@ -276,6 +285,10 @@ void ExploreTab::request() {
 
 void ExploreTab::setResult(const PromptAnalysis& result) {
     m_inFlight = false;
+    if (m_prompt->text().isEmpty()) {  // cleared while the answer was on its way
+        m_pending = false;
+        return;
+    }
     m_result = result;
     redraw();
     for (HeatmapGrid* grid : m_grids) {
@@ -300,10 +313,11 @@ void ExploreTab::setResult(const PromptAnalysis& result) {
     }
 }
 
-void ExploreTab::setFailure(const QString& message) {
+void ExploreTab::setFailure(const QString& message, bool retry) {
     m_inFlight = false;
     m_problem->setText(message);
-    if (m_pending) {
+    m_retry = retry;
+    if (m_pending && !retry) {
         m_pending = false;
         request();
     }

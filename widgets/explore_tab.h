@@ -62,7 +62,9 @@ public:
 
     // The model's answer for the prompts last asked (from the model's thread).
     void setResult(const PromptAnalysis& result);
-    void setFailure(const QString& message);
+    // `retry`: the model could not be asked yet (being built); retryIfWaiting() asks again.
+    void setFailure(const QString& message, bool retry = false);
+    void retryIfWaiting();
 
     // Keystroke to redraw, in milliseconds, of the last result drawn (-1: none yet).
     double lastLatencyMs() const { return m_lastLatencyMs; }
@@ -99,6 +101,7 @@ private:
     QString m_pinned;
     bool m_inFlight = false;
     bool m_pending = false;  // the prompt changed while a request was out: ask again on return
+    bool m_retry = false;    // the model could not be asked yet: ask when it can
     QElapsedTimer m_sinceEdit;
     bool m_awaitingEdit = false;  // the last keystroke's answer has not been drawn yet
     double m_lastLatencyMs = -1.0;

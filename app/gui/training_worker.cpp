@@ -89,13 +89,17 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         TrainerCallbacks forward;
         forward.evaluated = [channel](const Snapshot& p, bool) { channel->progress(p); };
         forward.snapshot = [channel](const Snapshot& s) { channel->snapshot(s); };
+        setInRun(true);
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
-        m_control->runPending();  // probes asked for as the run ended
+        setInRun(false);
+        m_control->runPending();  // what was asked for as the run ended
         recorder.finish(outcome);
         channel->finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
             outcome.reason != StopReason::NonFinite);
     } catch (const std::exception& e) {
+        setInRun(false);
+        m_control->runPending();
         channel->finished(QString("Training failed: %1").arg(e.what()), false);
     }
     Q_EMIT runEnded();
@@ -167,15 +171,29 @@ void promptsNow(Trainer& trainer, const std::vector<std::string>& prompts, const
 
 }  // namespace
 
+void TrainingWorker::setInRun(bool inRun) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_inRun = inRun;
+}
+
 bool TrainingWorker::probeDuringRun(const ProbeConfig& config, const Channel& channel) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (!m_trainer) {
         return false;
     }
-    Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
     m_probeCancel = false;
-    m_control->post([this, trainer, config, channel] { probeNow(*trainer, config, channel); });
+    postBetweenSteps([this, config, channel] { probeNow(*m_trainer, config, channel); });
     return true;
+}
+
+void TrainingWorker::postBetweenSteps(std::function<void()> task) {
+    // called with m_mutex held
+    if (m_inRun) {
+        m_control->post(std::move(task));  // run between two steps, or at once while paused
+    } else {
+        // the run has just ended (the window does not know yet): after it, on this thread
+        QMetaObject::invokeMethod(this, std::move(task), Qt::QueuedConnection);
+    }
 }
 
 bool TrainingWorker::promptsDuringRun(const std::vector<std::string>& prompts,
@@ -184,8 +202,7 @@ bool TrainingWorker::promptsDuringRun(const std::vector<std::string>& prompts,
     if (!m_trainer) {
         return false;
     }
-    Trainer* trainer = m_trainer.get();  // alive while its run() drains the queued tasks
-    m_control->post([trainer, prompts, channel] { promptsNow(*trainer, prompts, channel); });
+    postBetweenSteps([this, prompts, channel] { analyzePrompts(prompts, channel); });
     return true;
 }
 
@@ -205,8 +222,7 @@ bool TrainingWorker::saveDuringRun(const QString& path, const Channel& channel) 
     if (!m_trainer) {
         return false;
     }
-    m_control->post(
-        [this, path, channel] { saveCheckpoint(path, channel); });  // on the training thread
+    postBetweenSteps([this, path, channel] { saveCheckpoint(path, channel); });
     return true;
 }
 

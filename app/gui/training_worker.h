@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -79,11 +80,16 @@ private:
     // Runs the probes on the calling (worker) thread and sends the result or the problem.
     void probeNow(Trainer& trainer, const ProbeConfig& config, const Channel& channel);
     void replaceTrainer(std::unique_ptr<Trainer> trainer);
+    // A task for the current trainer: between two steps while its run goes on, else queued on
+    // this thread after the command running now (a run that has just ended). m_mutex held.
+    void postBetweenSteps(std::function<void()> task);
+    void setInRun(bool inRun);
 
     std::unique_ptr<Trainer> m_trainer;
     RunSpec m_spec;
     QString m_checkpointFolder;  // where a loaded checkpoint came from (its init analysis)
-    std::mutex m_mutex;          // guards m_trainer against probeDuringRun from the window
+    std::mutex m_mutex;          // guards m_trainer and m_inRun against the ...DuringRun calls
+    bool m_inRun = false;        // the trainer's run() is going: tasks go through m_control
     // Pause and stop for every trainer of this worker, also before one exists.
     std::shared_ptr<RunControl> m_control;
     std::atomic<bool> m_probeCancel{false};  // stops on-demand probes between epochs

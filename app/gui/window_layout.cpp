@@ -262,13 +262,14 @@ void MainWindow::connectExplore() {
                 if (!m_controller->analyzePrompts(prompts)) {
                     m_explore->setFailure(
                         "The model is busy (being built or loaded): the "
-                        "prompt is analysed once it is ready.");
+                        "prompt is analysed once it is ready.",
+                        /*retry=*/true);
                 }
             });
     connect(m_controller, &TrainingController::promptAnalysis, m_explore,
             &ui::ExploreTab::setResult);
     connect(m_controller, &TrainingController::promptFailed, m_explore,
-            &ui::ExploreTab::setFailure);
+            [this](const QString& message) { m_explore->setFailure(message); });
     connect(m_controller, &TrainingController::stateChanged, this,
             [this](TrainingController::State state) {
                 using State = TrainingController::State;
@@ -277,9 +278,14 @@ void MainWindow::connectExplore() {
             });
     connect(m_controller, &TrainingController::ready, this, [this](const RunSpec& spec) {
         m_explore->setContext(spec.model.blockSize);
+        m_explore->retryIfWaiting();
         m_explore->refresh();
     });
-    connect(m_controller, &TrainingController::snapshot, this, [this] {
+    connect(m_controller, &TrainingController::snapshot, this, [this](const Snapshot& s) {
+        if (s.step == 0) {  // a run's first snapshot: its model (Train builds one without ready)
+            m_explore->setContext(m_form->spec().model.blockSize);
+        }
+        m_explore->retryIfWaiting();
         if (m_views->currentWidget() == m_explore) {
             m_explore->refresh();  // the shown prompt, with the newest weights
         }

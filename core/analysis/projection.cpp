@@ -1,8 +1,5 @@
 #include "analysis/projection.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "util/enum_names.h"
 
 namespace nope {
@@ -37,30 +34,6 @@ const Projection* ProjectionSet::find(CapturePoint point, int layer,
         }
     }
     return nullptr;
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-    const size_t n = std::min(x.size(), y.size());
-    if (n < 2) {
-        return 0.0;
-    }
-    double mx = 0.0, my = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= double(n);
-    my /= double(n);
-    double sxy = 0.0, sxx = 0.0, syy = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        sxy += (x[i] - mx) * (y[i] - my);
-        sxx += (x[i] - mx) * (x[i] - mx);
-        syy += (y[i] - my) * (y[i] - my);
-    }
-    if (sxx <= 0.0 || syy <= 0.0) {
-        return 0.0;
-    }
-    return sxy / std::sqrt(sxx * syy);
 }
 
 }  // namespace nope

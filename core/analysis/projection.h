@@ -56,7 +56,4 @@ struct ProjectionSet {
     const Projection* find(CapturePoint point, int layer, ProjectionMethod method) const;
 };
 
-// Pearson's correlation of two series of equal length (0 when either is constant).
-double pearson(const std::vector<double>& x, const std::vector<double>& y);
-
 }  // namespace nope

@@ -89,6 +89,32 @@ Projection emptyProjection(const CaptureSite& site, ProjectionMethod method, int
     return p;
 }
 
+// One Projection per site from the batched results: explained (S, 3), r (S), coords with
+// S x P x T x 3 values.
+std::vector<Projection> toProjections(const std::vector<CaptureSite>& sites,
+                                      ProjectionMethod method, int64_t P, int64_t T,
+                                      const torch::Tensor& explained, const torch::Tensor& r,
+                                      const torch::Tensor& coords) {
+    const auto ex = explained.to(torch::kDouble).contiguous();
+    const auto rs = r.to(torch::kDouble).contiguous();
+    const auto xyz = coords.to(torch::kFloat).reshape({ex.size(0), -1}).contiguous();
+    const auto exa = ex.accessor<double, 2>();
+    const auto ra = rs.accessor<double, 1>();
+    std::vector<Projection> out;
+    for (int64_t s = 0; s < ex.size(0); ++s) {
+        Projection p = emptyProjection(sites[static_cast<size_t>(s)], method, static_cast<int>(P),
+                                       static_cast<int>(T));
+        for (int a = 0; a < kProjectionAxes; ++a) {
+            p.explained[a] = exa[s][a];
+        }
+        p.rPosition = ra[s];
+        const float* c = xyz[s].data_ptr<float>();
+        p.coords.assign(c, c + P * T * kProjectionAxes);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 }  // namespace
 
 AxesFit principalAxes(const torch::Tensor& x) {
@@ -161,24 +187,8 @@ std::vector<Projection> projectPca(const std::vector<CaptureSite>& sites,
     const auto h = hidden.to(torch::kFloat);
     AxesFit fit = principalAxes((h - h.mean(2, /*keepdim=*/true)).reshape({S, P * T, -1}));
     const auto r = signByPosition(fit.coords, torch::arange(T, torch::kDouble).repeat({P}));
-    const auto coords = fit.coords.to(torch::kFloat).contiguous();
-    const auto explained = fit.explained.to(torch::kDouble).contiguous();
-    const auto rs = r.to(torch::kDouble).contiguous();
-    const auto ex = explained.accessor<double, 2>();
-    const auto ra = rs.accessor<double, 2>();
-    std::vector<Projection> out;
-    for (int64_t s = 0; s < S; ++s) {
-        Projection p = emptyProjection(sites[static_cast<size_t>(s)], ProjectionMethod::Pca,
-                                       static_cast<int>(P), static_cast<int>(T));
-        for (int a = 0; a < kProjectionAxes; ++a) {
-            p.explained[a] = ex[s][a];
-        }
-        p.rPosition = ra[s][0];
-        const float* c = coords[s].data_ptr<float>();
-        p.coords.assign(c, c + P * T * kProjectionAxes);
-        out.push_back(std::move(p));
-    }
-    return out;
+    return toProjections(sites, ProjectionMethod::Pca, P, T, fit.explained, r.select(1, 0),
+                         fit.coords);
 }
 
 std::vector<Projection> projectMds(const std::vector<CaptureSite>& sites,
@@ -187,26 +197,9 @@ std::vector<Projection> projectMds(const std::vector<CaptureSite>& sites,
     AxesFit fit = classicalMds(1.0 - cosines.reshape({S * P, T, T}).to(torch::kDouble));
     const auto r = signByPosition(fit.coords, torch::arange(T, torch::kDouble));
     // per site: the means over its prompts
-    const auto meanExplained =
-        fit.explained.view({S, P, kProjectionAxes}).mean(1).to(torch::kDouble).contiguous();
-    const auto meanR = r.select(1, 0).reshape({S, P}).mean(1).to(torch::kDouble).contiguous();
-    const auto coords =
-        fit.coords.to(torch::kFloat).reshape({S, P * T * kProjectionAxes}).contiguous();
-    const auto ex = meanExplained.accessor<double, 2>();
-    const auto ra = meanR.accessor<double, 1>();
-    std::vector<Projection> out;
-    for (int64_t s = 0; s < S; ++s) {
-        Projection p = emptyProjection(sites[static_cast<size_t>(s)], ProjectionMethod::Mds,
-                                       static_cast<int>(P), static_cast<int>(T));
-        for (int a = 0; a < kProjectionAxes; ++a) {
-            p.explained[a] = ex[s][a];
-        }
-        p.rPosition = ra[s];
-        const float* c = coords[s].data_ptr<float>();
-        p.coords.assign(c, c + P * T * kProjectionAxes);
-        out.push_back(std::move(p));
-    }
-    return out;
+    return toProjections(sites, ProjectionMethod::Mds, P, T,
+                         fit.explained.view({S, P, kProjectionAxes}).mean(1),
+                         r.select(1, 0).reshape({S, P}).mean(1), fit.coords);
 }
 
 }  // namespace nope

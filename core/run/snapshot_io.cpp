@@ -1,6 +1,7 @@
 #include "run/snapshot_io.h"
 
 #include "run/probe_io.h"
+#include "tasks/vocab.h"
 
 #include <cmath>
 #include <cstdio>
@@ -187,6 +188,12 @@ ProjectionSet projectionFromJson(const nlohmann::json& j, int seqLen) {
     if (!set.tokens.empty() && set.tokens.size() != tokens) {
         throw std::invalid_argument("projection tokens: " + std::to_string(set.tokens.size()) +
                                     " values, expected " + std::to_string(tokens));
+    }
+    for (int id : set.tokens) {
+        if (id < 0 || id >= vocab::kSize) {
+            throw std::invalid_argument("projection token " + std::to_string(id) +
+                                        " is outside the vocabulary (0 to 95)");
+        }
     }
     for (const auto& item : j.at("items")) {
         Projection p;

@@ -97,7 +97,13 @@ std::vector<PromptAnswer> answerPrompts(GptImpl& model, TaskKind task,
     if (steps > 0) {
         EvalScope scope(model, /*bf16=*/false);
         const auto device = model.transformer->wte->weight.device();
-        produced = greedyDecode(model, tokens.to(device), steps).to(torch::kCPU);
+        std::vector<torch::Tensor> parts;  // in batches, however many prompts a file holds
+        for (int64_t start = 0; start < tokens.size(0); start += kDecodeBatch) {
+            const auto chunk =
+                tokens.slice(0, start, std::min<int64_t>(tokens.size(0), start + kDecodeBatch));
+            parts.push_back(greedyDecode(model, chunk.to(device), steps).to(torch::kCPU));
+        }
+        produced = torch::cat(parts);
     }
     for (size_t i = 0; i < prompts.size(); ++i) {
         std::string continuation;

@@ -229,8 +229,7 @@ PromptAnalysis Trainer::analyzePrompts(const std::vector<std::string>& prompts) 
         }
         const PromptSet set = makePromptSet(std::vector<std::string>{prompt}, 0);
         AnalysisOptions options;
-        options.points = CaptureSet(allCapturePoints());
-        options.keepPrompts = 1;
+        options.points = CaptureSet(allCapturePoints());  // one prompt: its mean is its matrix
         out.analyses.push_back(
             nope::analyze(*m_model, set.tokens.to(m_device), options, set.padded));
         out.answers.push_back(answerPrompts(*m_model, m_task, {prompt}, set.tokens).front());

@@ -81,7 +81,7 @@ int trainingTokens(const RunSpec& spec) {
 
 std::string trainingMemoryProblem(const RunSpec& spec) {
     const auto available = availableMemory();
-    if (!available) {
+    if (!available || spec.train.device == DeviceKind::Cuda) {  // the host's memory only
         return {};
     }
     const std::string problem =

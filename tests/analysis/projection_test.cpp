@@ -10,6 +10,7 @@
 #include "analysis/projection_fit.h"
 #include "common/model_config.h"
 #include "model/init.h"
+#include "probe/probe_result.h"
 #include "run/scores_io.h"
 #include "run/snapshot_io.h"
 #include "tasks/batch.h"
@@ -37,13 +38,6 @@ torch::Tensor positions(int n) {
     return torch::arange(n, torch::kDouble);
 }
 
-TEST(Pearson, KnownValues) {
-    EXPECT_NEAR(pearson({1, 2, 3, 4}, {2, 4, 6, 8}), 1.0, 1e-12);
-    EXPECT_NEAR(pearson({1, 2, 3, 4}, {8, 6, 4, 2}), -1.0, 1e-12);
-    EXPECT_NEAR(pearson({1, 2, 3}, {1, 1, 1}), 0.0, 1e-12);
-    EXPECT_NEAR(pearson({1, 2, 3, 4}, {1, 3, 2, 4}), 0.8, 1e-12);
-}
-
 // Points along a line in 16 dimensions, in order, with a little noise: the first axis carries
 // nearly all the variance and orders them as the line does.
 TEST(PrincipalAxes, RecoverALine) {
@@ -60,7 +54,7 @@ TEST(PrincipalAxes, RecoverALine) {
     for (int i = 1; i < n; ++i) {
         EXPECT_GT(first[i], first[i - 1]) << i;
     }
-    EXPECT_NEAR(pearson(first, range(n)), 1.0, 1e-6);
+    EXPECT_NEAR(pearsonR(first, range(n)), 1.0, 1e-6);
     // The distance between neighbours along the axis is the step along the line.
     EXPECT_NEAR(first[1] - first[0], direction.norm().item<double>(), 1e-2);
 }
@@ -92,6 +86,30 @@ TEST(PrincipalAxes, FewerPointsThanDimensionsAndFewerThanThree) {
                 1e-5);
 }
 
+// More points than the full decomposition takes (48): the top axes come from subspace iteration,
+// and agree with the full eigendecomposition.
+TEST(PrincipalAxes, SubspaceIterationAgreesWithTheFullDecomposition) {
+    torch::manual_seed(9);
+    for (int n : {100, 400}) {  // the Gram matrix's path, then the covariance's (256 wide)
+        const auto x = torch::mm(torch::randn({n, 3}, torch::kDouble) *
+                                     torch::tensor({6.0, 4.0, 2.5}, torch::kDouble),
+                                 torch::randn({3, 256}, torch::kDouble)) +
+                       0.5 * torch::randn({n, 256}, torch::kDouble);
+        const AxesFit fit = principalAxes(x);
+        const auto xc = x - x.mean(0, /*keepdim=*/true);
+        const auto values = std::get<0>(torch::linalg_eigh(torch::mm(xc.t(), xc)));
+        const double total = values.sum().item<double>();
+        for (int a = 0; a < 3; ++a) {
+            const double expected = values[255 - a].item<double>() / total;
+            EXPECT_NEAR(fit.share(a), expected, 1e-4) << n << " axis " << a;
+            // each axis' coordinates carry that share of the variance
+            EXPECT_NEAR(fit.coords.select(1, a).square().sum().item<double>() / total, expected,
+                        1e-4)
+                << n << " axis " << a;
+        }
+    }
+}
+
 // Classical scaling of the exact distances of points in 3 dimensions gives points with the same
 // distances (up to rotation, reflection and translation).
 TEST(ClassicalMds, ReproducesExactDistances) {
@@ -112,7 +130,7 @@ TEST(ClassicalMds, LaysAChainOnOneAxis) {
     AxesFit fit = classicalMds((t - t.t()).abs());
     EXPECT_NEAR(fit.share(0), 1.0, 1e-9);
     const auto r = signByPosition(fit.coords, positions(n));
-    EXPECT_NEAR(pearson(column(fit.coords, 0), range(n)), 1.0, 1e-9);
+    EXPECT_NEAR(pearsonR(column(fit.coords, 0), range(n)), 1.0, 1e-9);
     EXPECT_NEAR(r[0].item<double>(), 1.0, 1e-9);
 }
 
@@ -166,11 +184,7 @@ TEST(Projection, AxesRiseWithPosition) {
 }
 
 Gpt initModel() {
-    ModelConfig c = test::smallModelConfig(2, 4, 64, 64);
-    torch::manual_seed(21);
-    Gpt model(c);
-    initializeWeights(*model);
-    return model;
+    return seededModel(test::smallModelConfig(2, 4, 64, 64), 21);
 }
 
 // The analysis projects every site on the first projectionPrompts prompts; at initialization the

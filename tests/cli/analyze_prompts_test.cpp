@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
+#include "tasks/batch.h"
 
 namespace {
 
@@ -42,6 +43,26 @@ TEST_F(Cli, AnalyzeOwnPromptsWritesAnswersAndTheirMatrices) {
     const auto j = nlohmann::json::parse(alone.out);
     EXPECT_EQ(j.at("seq_len"), 10);
     EXPECT_EQ(j.at("answers")[0].at("expected"), "4321");
+}
+
+// A drawn prompt typed by hand (padded as drawn prompts are) gives exactly its matrices.
+TEST_F(Cli, AnalyzeOwnPromptGivesTheDrawnPromptsMatrices) {
+    const nope::DataConfig data;
+    const nope::PromptSet drawn = nope::makePromptSet(
+        nope::makeTaskData(nope::TaskKind::Reversal, {data.trainSize, data.testSize, 1234}), 1,
+        nope::analysisPromptSeed(1234));
+    const std::string prompt = drawn.examples.at(0).prompt;
+    const Result a = run(std::string("analyze --task reversal --samples 1 ") + kModel + " --out " +
+                         (m_dir / "drawn").string());
+    const Result b = run(std::string("analyze --task reversal --padding task ") + kModel +
+                         " --prompt '" + prompt + "' --out " + (m_dir / "own").string());
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    for (const char* file : {"embedding_layer0.csv", "attn_layer1.csv", "attn_layer2.csv"}) {
+        const std::string matrix = slurp(m_dir / "drawn" / "matrices" / file);
+        EXPECT_FALSE(matrix.empty()) << file;
+        EXPECT_EQ(slurp(m_dir / "own" / "matrices" / file), matrix) << file;
+    }
 }
 
 TEST_F(Cli, AnalyzeRefusesBadPromptsWithTheirProblem) {

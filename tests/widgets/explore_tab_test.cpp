@@ -103,6 +103,30 @@ TEST(ExploreTab, TypingAsksOnceAtATimeThenTheNewestText) {
     EXPECT_NE(tab.timingText().indexOf("model at step 40"), -1);
 }
 
+// Cleared, or given a bad character, while an answer is on its way: the answer is not drawn
+// under the wrong text and nothing more is asked; a model not ready yet is asked again later.
+TEST(ExploreTab, NoStaleAnswerAndARetryWhenTheModelIsReady) {
+    ui::ExploreTab tab;
+    tab.setModelAvailable(true);
+    QSignalSpy asked(&tab, &ui::ExploreTab::analysisRequested);
+    tab.promptField()->setText("rev(1");
+    tab.promptField()->setText("rev(12");
+    tab.promptField()->clear();
+    tab.setResult(resultFor({"rev(1"}));
+    EXPECT_EQ(asked.count(), 1);
+    EXPECT_TRUE(tab.heatmaps(0)->heatmaps().empty());
+
+    tab.promptField()->setText("rev(9)=");
+    ASSERT_EQ(asked.count(), 2);
+    tab.setFailure("The model is busy", /*retry=*/true);
+    EXPECT_EQ(asked.count(), 2);
+    tab.retryIfWaiting();
+    ASSERT_EQ(asked.count(), 3);
+    EXPECT_EQ(requested(asked, 2), Prompts{"rev(9)="});
+    tab.retryIfWaiting();  // once only
+    EXPECT_EQ(asked.count(), 3);
+}
+
 TEST(ExploreTab, DrawsEveryLayerAndTheJudgedAnswer) {
     ui::ExploreTab tab;
     tab.setModelAvailable(true);
