@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/memory.h"
+
 #include "settings/settings.h"
 #include "training/presets.h"
 #include "widgets/plot_style.h"
@@ -306,6 +308,11 @@ void ConfigForm::revalidate() {
     }
     for (auto& e : validate(spec)) {
         errors.push_back(std::move(e));
+    }
+    if (errors.empty()) {  // a model too large for this machine: refused before allocation
+        if (auto memory = trainingMemoryError(spec)) {
+            errors.push_back(std::move(*memory));
+        }
     }
     showErrors(errors);
     m_errors = errors;

@@ -187,9 +187,8 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         return usageError("train", "--device: cuda is not available in this build (allowed: cpu)");
     }
     // refused before anything is allocated, with the estimate and what the machine has
-    if (const std::string problem = trainingMemoryProblem(RunSpec{*parseTask(task), model, train});
-        !problem.empty()) {
-        return usageError("train", problem);
+    if (const auto error = trainingMemoryError(RunSpec{*parseTask(task), model, train})) {
+        return usageError("train", describe(*error));
     }
     if (out.empty()) {
         out = newRunFolder("cli", task, presetName).string();

@@ -26,7 +26,6 @@
 #include "gui/mechanism_model.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
-#include "util/memory.h"
 #include "widgets/attention_tab.h"
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
@@ -122,22 +121,9 @@ void MainWindow::report(const QString& error, const QString& done) {
     error.isEmpty() ? statusBar()->showMessage(done) : showProblem(error);
 }
 
-// The memory a run of `spec` needs against what the machine has: the problem, or empty.
-QString memoryProblemOf(const RunSpec& spec) {
-    const std::string problem = trainingMemoryProblem(spec);
-    return problem.empty()
-               ? QString()
-               : "Not started: " + QString::fromStdString(problem.substr(problem.find(": ") + 2)) +
-                     ".";
-}
-
 bool MainWindow::startFresh() {
     if (!m_form->isValid()) {
         showProblem("The form has problems: " + m_form->errors().join("; "));
-        return false;
-    }
-    if (const QString problem = memoryProblemOf(m_form->spec()); !problem.isEmpty()) {
-        showProblem(problem);  // refused before anything is allocated
         return false;
     }
     m_banner->hide();
@@ -161,11 +147,6 @@ void MainWindow::startTraining() {
     const bool continuing = m_controller->hasModel() && m_controller->modelStep() > 0;
     if (!continuing && !m_form->isValid()) {
         showProblem("The form has problems: " + m_form->errors().join("; "));
-        return;
-    }
-    if (const QString problem = memoryProblemOf(m_form->spec());
-        !continuing && !problem.isEmpty()) {
-        showProblem(problem);  // refused before anything is allocated
         return;
     }
     m_banner->hide();

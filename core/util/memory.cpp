@@ -79,19 +79,21 @@ int trainingTokens(const RunSpec& spec) {
                : longestPrompt(spec.task) + answerBudget(spec.task) - 1;
 }
 
-std::string trainingMemoryProblem(const RunSpec& spec) {
+std::optional<FieldError> trainingMemoryError(const RunSpec& spec) {
     const auto available = availableMemory();
     if (!available || spec.train.device == DeviceKind::Cuda) {  // the host's memory only
-        return {};
+        return std::nullopt;
     }
     const std::string problem =
         memoryProblem(trainingMemory(spec.model, spec.train.batchSize, trainingTokens(spec),
                                      spec.train.precision == Precision::Bf16),
                       *available, "to train");
-    return problem.empty() ? problem
-                           : "--dim: " + problem +
-                                 " (allowed: a model that fits: fewer --layers, a smaller --dim, "
-                                 "--batch or --window)";
+    if (problem.empty()) {
+        return std::nullopt;
+    }
+    return FieldError{"dim", problem +
+                                 " (allowed: a model that fits: fewer {layers}, a smaller "
+                                 "{dim}, {batch} or {window})"};
 }
 
 std::string analysisMemoryProblem(const ModelConfig& model, int tokens) {

@@ -9,6 +9,7 @@
 
 #include "model/model_config.h"
 #include "run/run_spec.h"
+#include "util/field_error.h"
 
 namespace nope {
 
@@ -35,9 +36,9 @@ std::optional<double> availableMemory();
 // padded prompt and answer.
 int trainingTokens(const RunSpec& spec);
 
-// The problem of training `spec` on this machine ("--dim: the model needs about ..." with the
-// flags to lower), or empty when it fits or the available memory is unknown.
-std::string trainingMemoryProblem(const RunSpec& spec);
+// The problem of training `spec` on this machine, as an error of the setting `dim` naming the
+// settings to lower; nothing when it fits, runs on a GPU, or the available memory is unknown.
+std::optional<FieldError> trainingMemoryError(const RunSpec& spec);
 // The same for analysing (or probing) `model` on sequences of `tokens`.
 std::string analysisMemoryProblem(const ModelConfig& model, int tokens);
 

@@ -25,8 +25,13 @@ TEST(BadInput, AModelTooLargeForTheMachineIsRefusedBeforeAllocation) {
               *available);
     MainWindow window;
     window.form()->setSpec(spec);
+    // the form says it beside the dim field at once, and Initialize and Train refuse
+    EXPECT_FALSE(window.form()->isValid());
+    ASSERT_FALSE(window.form()->errors().isEmpty());
+    EXPECT_NE(window.form()->errors().front().indexOf("the model needs about"), -1)
+        << window.form()->errors().front().toStdString();
     window.initializeModel();
-    EXPECT_NE(window.problem().indexOf("Not started: the model needs about"), -1)
+    EXPECT_NE(window.problem().indexOf("the model needs about"), -1)
         << window.problem().toStdString();
     EXPECT_NE(window.problem().indexOf("available"), -1);
     EXPECT_EQ(window.controller()->state(), TrainingController::State::Empty);
