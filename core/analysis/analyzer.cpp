@@ -37,16 +37,22 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
            const AnalysisOptions& options) {
     const int keepPrompts = options.keepPrompts;
     const auto h = hidden.to(torch::kFloat);
-    if (!acc.nonFinite && !torch::isfinite(h).all().item<bool>()) {
-        acc.nonFinite = true;
-        acc.nan = torch::isnan(h).any().item<bool>();
-    }
     const auto cos = selfCosine(h).to(torch::kCPU).contiguous();  // (B, T, T)
-    // norms and variances in float64: large finite states would overflow float32's squares
-    const auto h64 = h.to(torch::kDouble);
-    const auto norms = h64.norm(2, /*dim=*/-1).to(torch::kCPU, torch::kFloat).contiguous();
-    const auto vars =
-        h64.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kCPU, torch::kFloat).contiguous();
+    auto norms = h.norm(2, /*dim=*/-1);                           // (B, T)
+    auto vars = h.var(/*dim=*/-1, /*unbiased=*/false);            // (B, T)
+    // Finite norms and variances mean finite states: the one pass over the states is rare.
+    if (!(torch::isfinite(norms).all().item<bool>() && torch::isfinite(vars).all().item<bool>())) {
+        if (!acc.nonFinite && !torch::isfinite(h).all().item<bool>()) {
+            acc.nonFinite = true;
+            acc.nan = torch::isnan(h).any().item<bool>();
+        }
+        // large finite states overflow float32's squares: float64 for those
+        const auto h64 = h.to(torch::kDouble);
+        norms = h64.norm(2, /*dim=*/-1).to(torch::kFloat);
+        vars = h64.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kFloat);
+    }
+    norms = norms.to(torch::kCPU).contiguous();
+    vars = vars.to(torch::kCPU).contiguous();
     const int64_t B = cos.size(0);
     const int T = static_cast<int>(cos.size(1));
     const float* c = cos.data_ptr<float>();
