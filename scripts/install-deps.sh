@@ -8,7 +8,7 @@ packages=(
     # toolchain
     cmake g++ make clang-format
     # science: LibTorch (CPU) with an optimized BLAS and oneDNN's GEMM
-    libtorch-dev libopenblas0-openmp libdnnl-dev nlohmann-json3-dev
+    libtorch-dev libopenblas0-openmp libdnnl-dev nlohmann-json3-dev zlib1g-dev
     # desktop: Qt 6 Widgets and QCustomPlot
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 fonts-dejavu-core
     # tests

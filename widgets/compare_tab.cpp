@@ -4,6 +4,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "util/error_text.h"
 #include "widgets/compare_curves.h"
 #include "widgets/run_browser.h"
 #include "widgets/side_by_side.h"
@@ -37,7 +38,7 @@ void CompareTab::load() {
         try {
             runs.push_back({run, readRunCurves(run.dir)});
         } catch (const std::exception& e) {
-            problems << QString::fromStdString(e.what());
+            problems << QString::fromStdString(nope::errorText(e));
         }
     }
     m_problem = problems.join("\n");

@@ -15,6 +15,7 @@
 
 #include "settings/settings.h"
 #include "training/presets.h"
+#include "util/error_text.h"
 #include "widgets/plot_style.h"
 #include "widgets/theme_colors.h"
 
@@ -435,7 +436,8 @@ QString ConfigForm::loadSessionJson(const QByteArray& json) {
         }
         return {};
     } catch (const std::exception& e) {
-        return QString("not a NoPEScope session: %1").arg(e.what());
+        return QString("not a NoPEScope session: %1")
+            .arg(QString::fromStdString(nope::errorText(e)));
     }
 }
 

@@ -38,6 +38,8 @@ public:
     // Shows the ablation page (true) or the simulation's.
     void showAblations(bool ablations);
     QString scoreText() const;
+    // A change of the controls waits for more before it asks (the request is pending).
+    bool requestPending() const { return m_debounce.isActive(); }
 
 public Q_SLOTS:
     void showResult(const nope::AveragingResult& result);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "util/error_text.h"
 #include "widgets/heatmap_grid.h"
 
 namespace nope::ui {
@@ -145,7 +146,7 @@ void SideBySide::redraw() {
         try {
             shots[side] = snapshot(side);
         } catch (const std::exception& e) {
-            problems << QString::fromStdString(e.what());
+            problems << QString::fromStdString(nope::errorText(e));
         }
         if (!shots[side]) {
             continue;

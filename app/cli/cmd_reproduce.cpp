@@ -17,6 +17,7 @@
 #include "cli/flags.h"
 #include "cli/report.h"
 #include "study/manifest.h"
+#include "util/error_text.h"
 #include "util/files.h"
 
 namespace nope::cli {
@@ -129,7 +130,7 @@ std::optional<std::string> claimStudy(const fs::path& dir, Scale scale, int seed
         try {
             held = nlohmann::json::parse(readFile(file));
         } catch (const std::exception& e) {
-            return "--out: " + file.string() + " is damaged (" + e.what() +
+            return "--out: " + file.string() + " is damaged (" + nope::errorText(e) +
                    "; allowed: a new folder)";
         }
         if (held != wanted) {

@@ -118,11 +118,27 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
         return kExitOk;
     }
     const auto checkpoint = resumableCheckpoint(dir);
-    if (!checkpoint) {
+    if (checkpoint) {
+        plan.trainer = Trainer::resume(*checkpoint, steps);
+    } else if (holdsRun(dir)) {
+        // stopped (killed) before its first checkpoint: the run starts again from its config.json,
+        // with the same seeds, so the same steps follow
+        RunSpec spec;
+        try {
+            spec = runSpecFromJson(readRunConfig(dir));
+        } catch (const std::exception& e) {
+            throw std::runtime_error(dir + "/" + RunFiles::kConfig + ": " + e.what());
+        }
+        if (steps > 0) {
+            spec.train.steps = steps;
+        }
+        plan.trainer = std::make_unique<Trainer>(spec.task, spec.model, spec.train);
+        std::printf("%s has no %s yet: starting the run again from step 0\n", dir.c_str(),
+                    RunFiles::kCheckpoint);
+    } else {
         return usageError("train", "--resume: '" + dir + "' has no " + RunFiles::kCheckpoint +
                                        " (allowed: a folder written by nopescope-cli train)");
     }
-    plan.trainer = Trainer::resume(*checkpoint, steps);
     if (threads >= 0) {
         plan.trainer->setThreads(threads);
     }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "util/error_text.h"
 
 namespace {
 
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
     try {
         return it->second.run(nope::cli::Args(argv + 2, argv + argc));
     } catch (const std::exception& e) {
-        std::cerr << "nopescope-cli " << name << ": error: " << e.what() << "\n";
+        std::cerr << "nopescope-cli " << name << ": error: " << nope::errorText(e) << "\n";
         return nope::cli::kExitFailure;
     }
 }

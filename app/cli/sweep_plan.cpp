@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "settings/settings.h"
+#include "util/error_text.h"
 
 namespace nope::cli {
 
@@ -41,7 +42,7 @@ Checked checkQuietly(CommandFn run, const Args& args) {
         try {
             out.status = run(args);
         } catch (const std::exception& e) {
-            captured << e.what() << "\n";
+            captured << nope::errorText(e) << "\n";
             out.status = kExitFailure;
         }
     }
@@ -54,7 +55,7 @@ int checkAloud(const char* name, CommandFn run, const Args& args) {
     try {
         return run(args);
     } catch (const std::exception& e) {
-        std::cerr << "nopescope-cli " << name << ": error: " << e.what() << "\n";
+        std::cerr << "nopescope-cli " << name << ": error: " << nope::errorText(e) << "\n";
         return kExitFailure;
     }
 }

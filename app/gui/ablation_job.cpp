@@ -6,6 +6,7 @@
 
 #include "gui/form_model.h"
 #include "mechanism/ablation_runner.h"
+#include "util/error_text.h"
 
 namespace nope::gui {
 
@@ -57,7 +58,7 @@ bool AblationJob::start(const RunSpec& spec, const AblationConfig& config, int s
                 Q_EMIT finished(table);
             });
         } catch (const std::exception& e) {
-            const QString message = QString::fromStdString(e.what());
+            const QString message = QString::fromStdString(nope::errorText(e));
             QMetaObject::invokeMethod(this, [this, message] {
                 m_running = false;
                 Q_EMIT failed(message);

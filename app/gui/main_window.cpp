@@ -26,6 +26,7 @@
 #include "gui/mechanism_model.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
+#include "util/error_text.h"
 #include "widgets/attention_tab.h"
 #include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
@@ -351,8 +352,20 @@ void MainWindow::openRunFolder(const QString& dir) {
         }
         statusBar()->showMessage(
             QString("browsing %1: %2 snapshots").arg(dir).arg(m_history.size()));
+        if (!run.damaged.empty()) {
+            QStringList files;
+            for (const auto& d : run.damaged) {
+                files << QString::fromStdString(nope::withoutBacktrace(d));
+            }
+            showProblem(QString("%1 of the run's snapshot files cannot be read and are left out "
+                                "(the other %2 are shown):\n%3")
+                            .arg(run.damaged.size())
+                            .arg(m_history.size())
+                            .arg(files.join('\n')));
+        }
     } catch (const std::exception& e) {
-        showProblem(QString("Cannot open the run folder: %1").arg(e.what()));
+        showProblem(QString("Cannot open the run folder: %1")
+                        .arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 

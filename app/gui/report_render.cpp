@@ -14,6 +14,7 @@
 #include "run/run_catalog.h"
 #include "study/results.h"
 #include "util/csv_table.h"
+#include "util/error_text.h"
 #include "util/files.h"
 #include "widgets/export.h"
 #include "widgets/heatmap_grid.h"
@@ -261,7 +262,7 @@ bool renderReport(const QString& folder) {
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nopescope --report: %s holds no study (report.json): %s\n",
-                     qPrintable(folder), e.what());
+                     qPrintable(folder), nope::errorText(e).c_str());
         return false;
     }
     QDir figures(folder);
@@ -286,7 +287,7 @@ bool renderReport(const QString& folder) {
             ok = figureOne(dir, task, figures) && ok;
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "nopescope --report: %s\n", e.what());
+        std::fprintf(stderr, "nopescope --report: %s\n", nope::errorText(e).c_str());
         return false;
     }
     std::printf("wrote the figures into %s\n", qPrintable(figures.path()));

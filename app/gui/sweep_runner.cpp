@@ -14,6 +14,7 @@
 #include "run/run_folder.h"
 #include "study/manifest.h"
 #include "study/results.h"
+#include "util/error_text.h"
 
 namespace nope::gui {
 
@@ -161,7 +162,7 @@ QString SweepRunner::differentSweep(const ui::SweepRequest& request, const QStri
                QString::number(held.seeds) + " seeds): Run resumes it only as it was (Open sweep " +
                "puts it in the form); for a new sweep empty the folder field or name a new one";
     } catch (const std::exception& e) {
-        return QString::fromStdString(e.what());
+        return QString::fromStdString(nope::errorText(e));
     }
 }
 
@@ -210,7 +211,7 @@ void SweepRunner::poll(bool withResults) {
         }
     } catch (const std::exception& e) {
         if (!running()) {
-            Q_EMIT problem(QString::fromStdString(e.what()));
+            Q_EMIT problem(QString::fromStdString(nope::errorText(e)));
         }
     }
 }

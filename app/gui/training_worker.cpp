@@ -7,6 +7,7 @@
 #include "run/saved_model.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
+#include "util/error_text.h"
 #include "util/runtime.h"
 
 namespace nope::gui {
@@ -66,7 +67,8 @@ void TrainingWorker::initialize(const RunSpec& spec, const Channel& channel) {
                        ModelOrigin::Initialized);
     } catch (const std::exception& e) {
         replaceTrainer(nullptr);
-        channel->failed(QString("Initialize failed: %1").arg(e.what()));
+        channel->failed(
+            QString("Initialize failed: %1").arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
@@ -100,7 +102,8 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
     } catch (const std::exception& e) {
         setInRun(false);
         m_control->runPending();
-        channel->finished(QString("Training failed: %1").arg(e.what()), false);
+        channel->finished(
+            QString("Training failed: %1").arg(QString::fromStdString(nope::errorText(e))), false);
     }
     Q_EMIT runEnded();
 }
@@ -114,7 +117,8 @@ void TrainingWorker::saveCheckpoint(const QString& path, const Channel& channel)
         m_trainer->saveCheckpoint(path.toStdString());
         channel->status(QString("saved checkpoint %1 (step %2)").arg(path).arg(m_trainer->step()));
     } catch (const std::exception& e) {
-        channel->failed(QString("Saving the checkpoint failed: %1").arg(e.what()));
+        channel->failed(QString("Saving the checkpoint failed: %1")
+                            .arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
@@ -140,7 +144,8 @@ void TrainingWorker::loadCheckpoint(const QString& path, const Channel& channel)
         channel->ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
                        ModelOrigin::Checkpoint);
     } catch (const std::exception& e) {
-        channel->failed(QString("Loading the checkpoint failed: %1").arg(e.what()));
+        channel->failed(QString("Loading the checkpoint failed: %1")
+                            .arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
@@ -165,7 +170,7 @@ void promptsNow(Trainer& trainer, const std::vector<std::string>& prompts, const
     try {
         channel->promptAnalysis(trainer.analyzePrompts(prompts));
     } catch (const std::exception& e) {
-        channel->promptFailed(QString::fromStdString(e.what()));
+        channel->promptFailed(QString::fromStdString(nope::errorText(e)));
     }
 }
 
@@ -245,7 +250,8 @@ void TrainingWorker::probeNow(Trainer& trainer, const ProbeConfig& config, const
         channel->probes(report, trainer.step());
         channel->status(QString("probes done in %1 s").arg(report.seconds, 0, 'f', 1));
     } catch (const std::exception& e) {
-        channel->failed(QString("Probes failed: %1").arg(e.what()));
+        channel->failed(
+            QString("Probes failed: %1").arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
@@ -272,7 +278,8 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form, const C
                                 QString::fromStdString(saved.format)),
                        ModelOrigin::SavedModel);
     } catch (const std::exception& e) {
-        channel->failed(QString("Opening the model failed: %1").arg(e.what()));
+        channel->failed(QString("Opening the model failed: %1")
+                            .arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 

@@ -17,6 +17,7 @@
 #include "gui/mechanism_model.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
+#include "util/error_text.h"
 #include "widgets/ablation_panel.h"
 #include "widgets/attention_tab.h"
 #include "widgets/compare_tab.h"
@@ -223,7 +224,7 @@ void MainWindow::connectMechanism() {
                 try {
                     m_mechanism->showResult(m_mechanismModel->simulate(m_form->spec(), config));
                 } catch (const std::exception& e) {
-                    showProblem(QString::fromStdString(e.what()));
+                    showProblem(QString::fromStdString(nope::errorText(e)));
                 }
             });
     // The ablations build a model and run it 16 times: in the background.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include "run/run_folder.h"
+#include "util/error_text.h"
 #include "util/files.h"
 #include "widgets/ablation_panel.h"
 #include "widgets/attention_tab.h"
@@ -128,7 +129,7 @@ void MainWindow::addSessionActions(QMenu* file) {
             report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
                    "loaded " + path);
         } catch (const std::exception& e) {
-            showProblem(e.what());
+            showProblem(QString::fromStdString(nope::errorText(e)));
         }
     });
     file->addAction("&Save session...", this, [this] {

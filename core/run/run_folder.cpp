@@ -1,6 +1,7 @@
 #include "run/run_folder.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -21,6 +22,18 @@ std::string cell(double v, int decimals) {
     return std::isfinite(v) ? fixed(v, decimals) : "";
 }
 
+// The step a table row starts with, or -1 for a line that does not start with one.
+int stepOfRow(const std::string& row) {
+    int step = 0;
+    size_t i = 0;
+    for (; i < row.size() && i < 9 && std::isdigit(static_cast<unsigned char>(row[i])); ++i) {
+        step = step * 10 + (row[i] - '0');
+    }
+    return i > 0 && i < row.size() && row[i] == ',' ? step : -1;
+}
+
+// The rows of a table up to `step`: a line that is not a row (a torn last line, written by a
+// version that appended) is left out.
 std::vector<std::string> rowsUpTo(const fs::path& file, int step) {
     std::vector<std::string> rows;
     if (!fs::exists(file)) {
@@ -30,11 +43,19 @@ std::vector<std::string> rowsUpTo(const fs::path& file, int step) {
     std::string line;
     std::getline(in, line);  // header
     while (std::getline(in, line)) {
-        if (!line.empty() && std::stoi(line.substr(0, line.find(','))) <= step) {
+        const int rowStep = stepOfRow(line);
+        if (rowStep >= 0 && rowStep <= step) {
             rows.push_back(line);
         }
     }
     return rows;
+}
+
+// Drops the rows of `step` and later: a snapshot taken again replaces its rows.
+void dropFrom(std::vector<std::string>& rows, int step) {
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [step](const std::string& row) { return stepOfRow(row) >= step; }),
+               rows.end());
 }
 
 std::string joinLines(const char* header, const std::vector<std::string>& rows) {
@@ -117,10 +138,15 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
         m_metricsRows = rowsUpTo(m_dir / RunFiles::kMetrics, fromStep);
         m_adjacencyRows = rowsUpTo(m_dir / RunFiles::kAdjacency, fromStep);
         m_probeRows = rowsUpTo(m_dir / RunFiles::kProbes, fromStep);
-        for (const auto& entry : fs::directory_iterator(m_dir / RunFiles::kSnapshots)) {
-            const std::string name = entry.path().filename().string();
-            if (name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep) {
-                fs::remove(entry.path(), ec);
+        // and the temporary files of writes a killed process left unfinished
+        for (const fs::path& folder : {m_dir, m_dir / RunFiles::kSnapshots}) {
+            for (const auto& entry : fs::directory_iterator(folder)) {
+                const std::string name = entry.path().filename().string();
+                const bool later =
+                    name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep;
+                if (later || name.find(".tmp") != std::string::npos) {
+                    fs::remove(entry.path(), ec);
+                }
             }
         }
     }
@@ -131,6 +157,10 @@ void RunWriter::writeConfig(const nlohmann::json& config) const {
 }
 
 void RunWriter::add(const Snapshot& s) {
+    // a run resumed from a checkpoint of step 0 analyses the model at init again
+    for (auto* rows : {&m_metricsRows, &m_adjacencyRows, &m_probeRows}) {
+        dropFrom(*rows, s.step);
+    }
     m_metricsRows.push_back(std::to_string(s.step) + "," + cell(s.trainLoss, 6) + "," +
                             cell(s.eval.testLoss, 6) + "," + fixed(s.eval.accuracy, 2) + "," +
                             shortest(static_cast<float>(s.learningRate)) + "," +
@@ -201,7 +231,7 @@ RunFolder readRunFolder(const fs::path& dir) {
         try {
             run.snapshots.push_back(snapshotFromJson(nlohmann::json::parse(readFile(file))));
         } catch (const std::exception& e) {
-            throw std::runtime_error(file.string() + ": damaged snapshot: " + e.what());
+            run.damaged.push_back(file.string() + ": damaged snapshot: " + e.what());
         }
     }
     std::sort(run.snapshots.begin(), run.snapshots.end(),

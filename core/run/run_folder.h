@@ -92,9 +92,13 @@ std::string snapshotFileName(int step);  // "step_000250.json"
 struct RunFolder {
     nlohmann::json config;
     std::vector<Snapshot> snapshots;  // by step
+    // A snapshot file that cannot be read is left out and named here ("<file>: damaged
+    // snapshot: <why>"), so that one damaged file does not hide the rest of the run.
+    std::vector<std::string> damaged;
 };
 
-// Reads config.json and every snapshot. Throws std::runtime_error naming the file at fault.
+// Reads config.json and every snapshot that can be read. Throws std::runtime_error naming the
+// file when the folder is not a run or its config.json is not JSON.
 RunFolder readRunFolder(const std::filesystem::path& dir);
 
 }  // namespace nope

@@ -3,9 +3,10 @@
 #include <torch/serialize.h>
 
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
 #include "util/files.h"
+#include "util/zip_seal.h"
 
 namespace nope {
 
@@ -31,13 +32,21 @@ std::string readString(torch::serialize::InputArchive& archive, const std::strin
     return value.toStringRef();
 }
 
-// Opens the archive and checks its format tag; every failure names the file.
+// Reads the file, checks its checksum and format tag, and opens the archive from memory; every
+// failure names the file.
 void openArchive(const fs::path& path, torch::serialize::InputArchive& archive) {
     if (!fs::exists(path)) {
         throw checkpointError(path, "no such file");
     }
+    const std::string bytes = readFile(path);
+    const SealState seal = checkZipSeal(bytes);
+    if (seal == SealState::Broken) {
+        throw checkpointError(path,
+                              "damaged checkpoint: its checksum does not match its contents (the "
+                              "file was changed after it was written); not loaded");
+    }
     try {
-        archive.load_from(path.string());
+        archive.load_from(bytes.data(), bytes.size());
     } catch (const std::exception& e) {
         throw checkpointError(path,
                               "not a readable checkpoint (truncated, corrupt or not a "
@@ -52,7 +61,12 @@ void openArchive(const fs::path& path, torch::serialize::InputArchive& archive) 
                               "not a NoPEScope checkpoint (it has no format tag; "
                               "weights.pt files are for Python's torch.load)");
     }
-    if (format != kCheckpointFormat) {
+    if (format == kCheckpointFormat && seal != SealState::Valid) {
+        throw checkpointError(path,
+                              "damaged checkpoint: its checksum is missing (the end of the file "
+                              "was changed or cut); not loaded");
+    }
+    if (format != kCheckpointFormat && format != kUncheckedCheckpointFormat) {
         throw checkpointError(path, "unsupported checkpoint format '" + format + "' (expected " +
                                         kCheckpointFormat + ")");
     }
@@ -89,25 +103,21 @@ void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& opt
     archive.write("best_step", c10::IValue(int64_t{state.bestStep}));
     archive.write("best_loss", c10::IValue(std::isfinite(state.bestLoss) ? state.bestLoss : 1e300));
     archive.write("batch_rng", c10::IValue(state.batchRng));
+    if (!state.lastEvaluation.is_null()) {
+        archive.write("last_eval", c10::IValue(state.lastEvaluation.dump()));
+    }
     for (const auto& item : model.named_parameters()) {
         archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
     }
     optimizer.save(archive);
 
-    fs::create_directories(path.parent_path().empty() ? fs::path(".") : path.parent_path());
-    const fs::path tmp = path.string() + ".tmp";
+    std::ostringstream bytes;
     try {
-        archive.save_to(tmp.string());
+        archive.save_to(bytes);
     } catch (const std::exception& e) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
         throw checkpointError(path, "cannot write checkpoint: " + firstLine(e.what()));
     }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        throw checkpointError(path, "cannot write checkpoint: " + ec.message());
-    }
+    writeFileAtomic(path, sealZipArchive(std::move(bytes).str()));
 }
 
 CheckpointState readCheckpointState(const fs::path& path) {
@@ -127,6 +137,12 @@ CheckpointState readCheckpointState(const fs::path& path) {
             state.bestLoss = value.toDouble();
         }
         state.batchRng = readString(archive, "batch_rng");
+        if (archive.try_read("last_eval", value)) {
+            if (!value.isString()) {
+                throw std::runtime_error("last_eval is not a string");
+            }
+            state.lastEvaluation = nlohmann::json::parse(value.toStringRef());
+        }
     } catch (const std::exception& e) {
         throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));
     }

@@ -15,7 +15,10 @@
 
 namespace nope {
 
-inline constexpr const char* kCheckpointFormat = "nopescope-checkpoint-1";
+// Version 2 carries a CRC-32 of the whole file (util/zip_seal.h): a changed byte is reported, never
+// loaded. Version 1 files, written before the checksum, still load unchecked.
+inline constexpr const char* kCheckpointFormat = "nopescope-checkpoint-2";
+inline constexpr const char* kUncheckedCheckpointFormat = "nopescope-checkpoint-1";
 
 struct CheckpointState {
     nlohmann::json config;     // {"task", "model", "train"}
@@ -24,9 +27,13 @@ struct CheckpointState {
     double bestLoss = 1e300;   // the test loss at that evaluation (breaks accuracy ties)
     int bestStep = -1;
     std::string batchRng;  // the batch source's RNG state (dropout seeds follow the step)
+    // The last evaluation (snapshot_io's JSON of an EvalResult), so that the snapshots of a
+    // resumed run report it until the next one; null in checkpoints written before it was kept.
+    nlohmann::json lastEvaluation;
 };
 
-// Writes atomically (temporary file, then rename). Throws std::runtime_error naming the file.
+// Writes atomically and durably (util/files.h), sealed with a checksum. Throws std::runtime_error
+// naming the file.
 void saveCheckpoint(const std::filesystem::path& path, const GptImpl& model, const AdamW& optimizer,
                     const CheckpointState& state);
 

@@ -20,11 +20,11 @@ RunRecorder::RunRecorder(Trainer& trainer, const fs::path& dir, const nlohmann::
     // the init analysis: measured for a new run, else read back (a folder loaded into the window
     // passes its own as initSource); unknown, the final table leaves init out
     const fs::path own = dir / kInitAnalysis;
-    if (!continuing && trainer.step() == 0) {
-        m_init = trainer.analyze(trainer.trainConfig().finalSamples);
-    } else if (fs::exists(own)) {
+    if (continuing && fs::exists(own)) {
         m_init = analysisFromJson(nlohmann::json::parse(readFile(own)));
         return;
+    } else if (trainer.step() == 0) {
+        m_init = trainer.analyze(trainer.trainConfig().finalSamples);
     } else if (!initSource.empty() && fs::exists(initSource / kInitAnalysis)) {
         m_init = analysisFromJson(nlohmann::json::parse(readFile(initSource / kInitAnalysis)));
     } else {
@@ -35,25 +35,68 @@ RunRecorder::RunRecorder(Trainer& trainer, const fs::path& dir, const nlohmann::
 
 TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
     TrainerCallbacks outer;
+    // The checkpoints of an evaluated step are written when the step has ended, after its
+    // snapshot's files: a run killed at any point resumes from a checkpoint whose step the tables
+    // and snapshot files record in full (what came after is dropped and redone).
     outer.evaluated = [this, inner](const Snapshot& progress, bool best) {
-        m_trainer.saveCheckpoint(m_writer.checkpointPath());
-        if (best) {
-            m_trainer.saveCheckpoint(m_writer.bestPath());
-        }
+        m_checkpointDue = true;
+        m_bestDue = m_bestDue || best;
         if (inner.evaluated) {
             inner.evaluated(progress, best);
         }
     };
     outer.snapshot = [this, inner](const Snapshot& s) {
-        m_writer.add(s);
+        guarded([&] { m_writer.add(s); });
         if (inner.snapshot) {
             inner.snapshot(s);
+        }
+    };
+    outer.stepEnded = [this, inner](int step) {
+        guarded([&] { saveDueCheckpoints(); });
+        if (inner.stepEnded) {
+            inner.stepEnded(step);
         }
     };
     return outer;
 }
 
+// A file that cannot be written (a full disk, a folder made read-only) stops the run: nothing more
+// is written, and finish() reports the file. What was written before stays whole.
+template <class Write>
+void RunRecorder::guarded(Write&& write) {
+    if (!m_writeError.empty()) {
+        return;
+    }
+    try {
+        write();
+    } catch (const std::runtime_error& e) {
+        m_writeError = e.what();
+        m_writeErrorStep = m_trainer.step();
+        m_trainer.control().requestStop();
+    }
+}
+
+void RunRecorder::saveDueCheckpoints() {
+    if (m_checkpointDue) {
+        m_trainer.saveCheckpoint(m_writer.checkpointPath());
+    }
+    if (m_bestDue) {
+        m_trainer.saveCheckpoint(m_writer.bestPath());
+    }
+    m_checkpointDue = m_bestDue = false;
+}
+
 RunRecorder::Final RunRecorder::finish(const TrainOutcome& outcome) {
+    if (!m_writeError.empty()) {
+        throw std::runtime_error(m_writeError + "; training stopped at step " +
+                                 std::to_string(m_writeErrorStep) +
+                                 ". The run folder keeps what was written before; resume the run "
+                                 "once the folder can be written again");
+    }
+    if (m_bestDue) {  // a run stopped between an evaluation and the end of its step
+        m_trainer.saveCheckpoint(m_writer.bestPath());
+        m_bestDue = false;
+    }
     if (outcome.reason != StopReason::NonFinite) {
         m_trainer.saveCheckpoint(m_writer.checkpointPath());
     }

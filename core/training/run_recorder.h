@@ -1,6 +1,6 @@
 // Records a training run into its run folder, for the CLI and the window alike: every snapshot
-// (tables and snapshot files), a checkpoint at every evaluation (and best.pt when it is the best
-// so far), and at the end the final checkpoint, the final scores (init against the best
+// (tables and snapshot files), a checkpoint at the end of every evaluated step (and best.pt when it
+// is the best so far), and at the end the final checkpoint, the final scores (init against the best
 // checkpoint, both on finalSamples prompts) and the Python weights.
 #pragma once
 
@@ -31,14 +31,24 @@ public:
     };
     // After run(): the final checkpoint (not after a non-finite loss: the last good one stays),
     // final_scores.csv and weights.pt.
+    // Throws std::runtime_error naming the file when a write failed during the run (which
+    // stopped it).
     Final finish(const TrainOutcome& outcome);
 
     const std::filesystem::path& dir() const { return m_writer.dir(); }
 
 private:
+    void saveDueCheckpoints();
+    template <class Write>
+    void guarded(Write&& write);
+
     Trainer& m_trainer;
     RunWriter m_writer;
     Analysis m_init;
+    bool m_checkpointDue = false;  // an evaluation since the last checkpoint
+    bool m_bestDue = false;        // ... that set a new best
+    std::string m_writeError;      // the write that failed and stopped the run
+    int m_writeErrorStep = 0;
 };
 
 }  // namespace nope

@@ -47,6 +47,11 @@ struct Trainer::Loop {
     Window sinceSnapshot;
     bool best = false;  // the last evaluation set a new best
     double elapsed() const { return secondsBetween(start, Clock::now()); }
+    void stepEnded(int step) const {
+        if (callbacks.stepEnded) {
+            callbacks.stepEnded(step);
+        }
+    }
 };
 
 TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
@@ -59,8 +64,11 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
     // (0) The model at initialization.
-    if (m_step == 0 && (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false))) {
-        return stopped();
+    if (m_step == 0) {
+        if (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false)) {
+            return stopped();
+        }
+        loop.stepEnded(0);
     }
     while (m_step < m_trainConfig.steps) {
         // (1) Between steps.
@@ -93,6 +101,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
                 return stopped();
             }
         }
+        loop.stepEnded(m_step);
         // (5) The end of the run.
         if (reached) {
             return outcome(StopReason::ReachedAccuracy,

@@ -7,6 +7,7 @@
 #include "model/init.h"
 #include "probe/prober.h"
 #include "run/run_spec.h"
+#include "run/snapshot_io.h"
 #include "training/lr_schedule.h"
 #include "util/autocast_scope.h"
 #include "util/enum_names.h"
@@ -114,6 +115,14 @@ std::unique_ptr<Trainer> Trainer::resume(const std::filesystem::path& checkpoint
     trainer->m_step = state.step;
     trainer->m_best.setRecord({state.bestAccuracy, state.bestLoss, state.bestStep});
     trainer->m_batches->setRngState(state.batchRng);
+    if (!state.lastEvaluation.is_null()) {
+        try {
+            trainer->m_lastEval = evalFromJson(state.lastEvaluation);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(checkpoint.string() +
+                                     ": damaged last evaluation: " + e.what());
+        }
+    }
     return trainer;
 }
 
@@ -256,6 +265,7 @@ void Trainer::saveCheckpoint(const std::filesystem::path& path) const {
     state.bestStep = m_best.record().step;
     state.bestLoss = m_best.record().loss;
     state.batchRng = m_batches->rngState();
+    state.lastEvaluation = toJson(m_lastEval);
     nope::saveCheckpoint(path, *m_model, *m_optimizer, state);
 }
 

@@ -53,6 +53,9 @@ struct TrainerCallbacks {
     std::function<void(const Snapshot& progress, bool best)> evaluated;
     // Every snapshotEvery steps (and at step 0 and the last step), with the analysis.
     std::function<void(const Snapshot&)> snapshot;
+    // After the model at initialization and after every step, once its evaluation and snapshot
+    // (when due) are delivered: what a step records is complete.
+    std::function<void(int step)> stepEnded;
 };
 
 // Which Linear weights get weight decay (c_attn, c_proj, c_fc): not the tied token embedding, not

@@ -7,10 +7,16 @@
 
 namespace nope {
 
-// Writes `content` to a temporary file next to `path`, then renames it over `path`: a reader
-// sees the old file or the whole new one, never half of it. Creates missing parent folders.
-// Throws std::runtime_error naming the file and the cause.
+// Writes `content` to a temporary file next to `path`, flushes it to the disk (fsync), renames it
+// over `path` and flushes the folder: a reader sees the old file or the whole new one, never half
+// of it, also after a crash or a power cut. Creates missing parent folders. On failure (a full
+// disk, a read-only folder) the old file is untouched and the temporary one removed; throws
+// std::runtime_error naming the file and the cause.
 void writeFileAtomic(const std::filesystem::path& path, std::string_view content);
+
+// Flushes a folder's entries (a rename or a removal in it) to the disk. Errors are ignored: some
+// file systems cannot sync a folder, and the data itself is already safe.
+void syncFolder(const std::filesystem::path& dir);
 
 // The whole file; throws std::runtime_error naming the file and the cause.
 std::string readFile(const std::filesystem::path& path);

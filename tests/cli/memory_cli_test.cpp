@@ -54,3 +54,25 @@ TEST_F(Cli, TooLargeAModelIsRefusedBeforeAllocation) {
 }
 
 }  // namespace
+
+// Memory that runs out after the estimate said yes (here a limit on the process's address space,
+// below what the model takes): one line that says so, never LibTorch's message and backtrace.
+TEST_F(Cli, MemoryThatRunsOutGivesOneLineWithoutABacktrace) {
+    const std::string command = "bash -c \"ulimit -v 3000000; exec " + std::string(NOPESCOPE_CLI) +
+                                " train --layers 12 --dim 1024 --heads 8 --steps 2 --threads 1 "
+                                "--out " +
+                                (m_dir / "run").string() + "\" >/dev/null 2>" +
+                                (m_dir / "err.txt").string();
+    const int raw = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    const auto err = lines(slurp(m_dir / "err.txt"));
+    ASSERT_EQ(err.size(), 1u) << slurp(m_dir / "err.txt");
+    if (WEXITSTATUS(raw) == 2) {  // a machine with less memory refuses it before allocation
+        EXPECT_NE(err[0].find("the model needs about"), std::string::npos) << err[0];
+        return;
+    }
+    EXPECT_EQ(WEXITSTATUS(raw), 1);
+    EXPECT_EQ(err[0].find("nopescope-cli train: error: out of memory"), 0u) << err[0];
+    EXPECT_NE(err[0].find("an allocation of"), std::string::npos) << err[0];
+    EXPECT_EQ(err[0].find("enforce fail"), std::string::npos) << err[0];
+}

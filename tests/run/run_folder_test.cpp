@@ -96,13 +96,21 @@ TEST(RunFolder, DamagedFilesAreNamed) {
     EXPECT_THROW(readRunFolder(dir), std::runtime_error);
     RunWriter writer(dir);
     writer.writeConfig({{"task", "addition"}});
-    writeFileAtomic(dir / "snapshots" / "step_000001.json", "{\"step\": 1");
-    try {
-        readRunFolder(dir);
-        ADD_FAILURE() << "damaged snapshot accepted";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("step_000001.json"), std::string::npos) << e.what();
-    }
+    writer.add(sample(0));
+    writer.add(sample(10));
+    writeFileAtomic(dir / "snapshots" / "step_000001.json", "{\"step\": 1");          // torn
+    writeFileAtomic(dir / "snapshots" / "step_000005.json", "{\"step\": \"five\"}");  // wrong
+    // the damaged ones are named, the good ones load
+    const RunFolder run = readRunFolder(dir);
+    ASSERT_EQ(run.snapshots.size(), 2u);
+    EXPECT_EQ(run.snapshots[1].step, 10);
+    ASSERT_EQ(run.damaged.size(), 2u);
+    EXPECT_NE(run.damaged[0].find("step_000001.json: damaged snapshot"), std::string::npos)
+        << run.damaged[0];
+    EXPECT_NE(run.damaged[1].find("step_000005.json: damaged snapshot"), std::string::npos)
+        << run.damaged[1];
+    writeFileAtomic(dir / "config.json", "{");
+    EXPECT_THROW(readRunFolder(dir), std::runtime_error);
     fs::remove_all(dir);
 }
 

@@ -30,8 +30,8 @@ TEST(MechanismTab, SlidersAskOnceAndTheResultIsDrawn) {
     c.samples = 64;
     tab.setConfig(c);  // several controls change: one request after the pause
     ASSERT_TRUE(asked.wait(2000));
-    QTest::qWait(200);
     EXPECT_EQ(asked.size(), 1);
+    EXPECT_FALSE(tab.requestPending());  // nothing more will come
     const auto requested = asked.front().front().value<AveragingConfig>();
     EXPECT_EQ(requested.length, 20);
     EXPECT_EQ(requested.dim, 128);

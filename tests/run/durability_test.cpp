@@ -1,0 +1,234 @@
+// What keeps a run folder whole: checkpoints sealed with a checksum (a changed byte is reported,
+// never loaded), files written to a temporary name and renamed (a failed write leaves the old
+// file), tables that drop a torn line and never hold a step twice.
+#include <gtest/gtest.h>
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "common/model_config.h"
+#include "common/test_folder.h"
+#include "common/text.h"
+#include "run/run_folder.h"
+#include "training/checkpoint.h"
+#include "util/error_text.h"
+#include "util/files.h"
+#include "util/zip_seal.h"
+
+namespace nope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small checkpoint: a 1-layer model of width 16 and an AdamW that has taken one step.
+std::string smallCheckpoint(const fs::path& path) {
+    Gpt model(test::smallModelConfig(1, 2, 16, 16));
+    std::vector<OptimizerParam> params;
+    for (auto& item : model->named_parameters()) {
+        params.push_back({item.key(), item.value(), false});
+        item.value().mutable_grad() = torch::full_like(item.value(), 0.5);
+    }
+    AdamW optimizer(params, 0.9, 0.99, 0.1);
+    optimizer.step(1e-3, 1.0);
+    CheckpointState state;
+    state.config = {{"task", "addition"}, {"model", model->config()}};
+    state.batchRng = "rng";
+    saveCheckpoint(path, *model, optimizer, state);
+    return readFile(path);
+}
+
+void writeBytes(const fs::path& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(ZipSeal, AnyChangedByteBreaksTheSeal) {
+    test::TestFolder folder("durability");
+    const std::string sealed = smallCheckpoint(folder.path() / "c.pt");
+    ASSERT_EQ(checkZipSeal(sealed), SealState::Valid);
+    for (size_t at = 0; at < sealed.size(); ++at) {
+        std::string changed = sealed;
+        changed[at] = static_cast<char>(changed[at] ^ (1 << (at % 8)));
+        ASSERT_NE(checkZipSeal(changed), SealState::Valid) << "byte " << at;
+    }
+    EXPECT_EQ(checkZipSeal(sealed.substr(0, sealed.size() - 1)), SealState::Missing);
+    EXPECT_EQ(checkZipSeal("not a zip"), SealState::Missing);
+    EXPECT_THROW(sealZipArchive("not a zip"), std::invalid_argument);
+    EXPECT_THROW(sealZipArchive(sealed), std::invalid_argument);  // already has a comment
+}
+
+TEST(Checkpoint, EveryFlippedBitIsRejectedAsDamaged) {
+    test::TestFolder folder("durability");
+    const fs::path good = folder.path() / "good.pt";
+    const std::string bytes = smallCheckpoint(good);
+    Gpt model(test::smallModelConfig(1, 2, 16, 16));
+    ASSERT_NO_THROW(loadWeights(good, *model));
+
+    // about 400 places spread over the file, and every byte of its last 100 (the seal and the
+    // ZIP directory's end)
+    std::vector<size_t> places;
+    for (size_t at = 0; at < bytes.size(); at += std::max<size_t>(1, bytes.size() / 400)) {
+        places.push_back(at);
+    }
+    for (size_t at = bytes.size() - 100; at < bytes.size(); ++at) {
+        places.push_back(at);
+    }
+    const fs::path flipped = folder.path() / "flipped.pt";
+    int damaged = 0;
+    for (size_t at : places) {
+        std::string changed = bytes;
+        changed[at] = static_cast<char>(changed[at] ^ (1 << (at % 8)));
+        writeBytes(flipped, changed);
+        try {
+            loadWeights(flipped, *model);
+            ADD_FAILURE() << "a bit flipped at byte " << at << " of " << bytes.size()
+                          << " was loaded";
+        } catch (const std::runtime_error& e) {
+            const std::string message = e.what();
+            EXPECT_EQ(message.find(flipped.string()), 0u) << message;
+            EXPECT_EQ(message.find("Exception raised from"), std::string::npos) << message;
+            damaged += message.find("damaged checkpoint") != std::string::npos;
+        }
+        EXPECT_THROW(readCheckpointState(flipped), std::runtime_error) << "byte " << at;
+    }
+    EXPECT_GT(damaged, static_cast<int>(places.size()) / 2);  // most by the checksum itself
+}
+
+TEST(Checkpoint, AFileWithoutItsChecksumIsRejected) {
+    test::TestFolder folder("durability");
+    const std::string bytes = smallCheckpoint(folder.path() / "good.pt");
+    const fs::path cut = folder.path() / "cut.pt";
+    writeBytes(cut, bytes.substr(0, bytes.size() - 24));  // the seal taken off
+    try {
+        readCheckpointState(cut);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("damaged checkpoint"), std::string::npos) << e.what();
+    }
+}
+
+// A write that fails half-way (the file-size limit stands in for a full disk: the same short
+// write, then EFBIG instead of ENOSPC) leaves the old file whole and no temporary file.
+TEST(WriteFileAtomic, AFailedWriteKeepsTheOldFile) {
+    test::TestFolder folder("durability");
+    const fs::path file = folder.path() / "metrics.csv";
+    writeFileAtomic(file, "old contents\n");
+
+    rlimit old{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = old;
+    small.rlim_cur = 4096;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    std::string message;
+    try {
+        writeFileAtomic(file, std::string(100000, 'x'));
+    } catch (const std::runtime_error& e) {
+        message = e.what();
+    }
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+
+    EXPECT_NE(message.find("cannot write " + file.string()), std::string::npos) << message;
+    EXPECT_EQ(readFile(file), "old contents\n");
+    int entries = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder.path())) {
+        ++entries;
+    }
+    EXPECT_EQ(entries, 1);  // no temporary file left
+}
+
+TEST(WriteFileAtomic, AFolderThatCannotBeCreatedIsNamed) {
+    test::TestFolder folder("durability");
+    writeFileAtomic(folder.path() / "a-file", "x");
+    try {
+        writeFileAtomic(folder.path() / "a-file" / "inside.csv", "y");
+        ADD_FAILURE() << "written below a file";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find((folder.path() / "a-file").string()),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+Snapshot tableRow(int step) {
+    Snapshot s;
+    s.step = step;
+    s.eval.step = step;
+    LayerScores row;
+    row.point = CapturePoint::Attn;
+    row.layer = 1;
+    s.analysis.rows = {row};
+    return s;
+}
+
+std::vector<std::string> firstCells(const fs::path& file) {
+    std::vector<std::string> cells;
+    for (const auto& line : test::lines(readFile(file))) {
+        cells.push_back(line.substr(0, line.find(',')));
+    }
+    return cells;
+}
+
+TEST(RunWriter, ASnapshotTakenAgainReplacesItsRows) {
+    test::TestFolder folder("durability");
+    RunWriter writer(folder.path());
+    writer.add(tableRow(0));
+    writer.add(tableRow(5));
+    writer.add(tableRow(0));  // a run resumed from its checkpoint at step 0
+    const std::vector<std::string> expected{"step", "0"};
+    EXPECT_EQ(firstCells(folder.path() / "metrics.csv"), expected);
+    EXPECT_EQ(firstCells(folder.path() / "adjacency.csv"), expected);
+}
+
+TEST(RunWriter, AResumedRunDropsTornLinesAndTemporaryFiles) {
+    test::TestFolder folder("durability");
+    {
+        RunWriter writer(folder.path());
+        writer.add(tableRow(0));
+        writer.add(tableRow(5));
+        writer.add(tableRow(10));
+    }
+    const fs::path metrics = folder.path() / "metrics.csv";
+    std::ofstream(metrics, std::ios::app) << "15,0.51";  // a torn last line
+    writeBytes(folder.path() / "snapshots" / "step_000015.json.tmp-99", "{");
+    writeBytes(folder.path() / "checkpoint.pt.tmp-99", "x");
+
+    RunWriter resumed(folder.path(), /*continuing=*/true, /*fromStep=*/5);
+    resumed.add(tableRow(10));
+    EXPECT_EQ(firstCells(metrics), (std::vector<std::string>{"step", "0", "5", "10"}));
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(folder.path())) {
+        names.push_back(entry.path().filename().string());
+    }
+    for (const auto& name : names) {
+        EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+    }
+}
+
+TEST(ErrorText, NoLibTorchBacktraceReachesAUser) {
+    try {
+        TORCH_CHECK(false, "the shapes differ");
+    } catch (const std::exception& e) {
+        ASSERT_NE(std::string(e.what()).find("Exception raised from"), std::string::npos);
+        EXPECT_EQ(errorText(e), "the shapes differ");
+        // and when another message wraps it
+        EXPECT_EQ(withoutBacktrace("model.pt: " + std::string(e.what())),
+                  "model.pt: the shapes differ");
+    }
+    try {
+        const auto t = torch::empty({int64_t{1} << 45});  // 140 TB
+        ADD_FAILURE() << "allocated " << t.numel() << " floats";
+    } catch (const std::exception& e) {
+        ASSERT_NE(std::string(e.what()).find("frame #0"), std::string::npos);
+        const std::string text = errorText(e);
+        EXPECT_EQ(text.find("out of memory: "), 0u) << text;
+        EXPECT_NE(text.find("an allocation of 140737488.4 MB failed"), std::string::npos) << text;
+        EXPECT_EQ(text.find("frame #"), std::string::npos) << text;
+    }
+    EXPECT_EQ(errorText(std::bad_alloc()).find("out of memory"), 0u);
+}
+
+}  // namespace
+}  // namespace nope
