@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages NoPEScope needs to build, test, package and run, and only the missing
-# ones.
+# ones. Packages named as arguments are added (scripts/fuzz.sh adds clang's).
 # Uses sudo when not run as root. Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
@@ -15,6 +15,7 @@ packages=(
     libgtest-dev
     # the Debian package (scripts/package.sh): CPack's dependency lookup runs dpkg-shlibdeps and file
     dpkg-dev file
+    "$@"
 )
 
 missing=()

@@ -22,33 +22,9 @@ std::string cell(double v, int decimals) {
     return std::isfinite(v) ? fixed(v, decimals) : "";
 }
 
-// The step a table row starts with, or -1 for a line that does not start with one.
+// The step a table row starts with.
 int stepOfRow(const std::string& row) {
-    int step = 0;
-    size_t i = 0;
-    for (; i < row.size() && i < 9 && std::isdigit(static_cast<unsigned char>(row[i])); ++i) {
-        step = step * 10 + (row[i] - '0');
-    }
-    return i > 0 && i < row.size() && row[i] == ',' ? step : -1;
-}
-
-// The rows of a table up to `step`: a line that is not a row (a torn last line, written by a
-// version that appended) is left out.
-std::vector<std::string> rowsUpTo(const fs::path& file, int step) {
-    std::vector<std::string> rows;
-    if (!fs::exists(file)) {
-        return rows;
-    }
-    std::istringstream in(readFile(file));
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-        const int rowStep = stepOfRow(line);
-        if (rowStep >= 0 && rowStep <= step) {
-            rows.push_back(line);
-        }
-    }
-    return rows;
+    return std::atoi(row.c_str());
 }
 
 // Drops the rows of `step` and later: a snapshot taken again replaces its rows.
@@ -56,6 +32,11 @@ void dropFrom(std::vector<std::string>& rows, int step) {
     rows.erase(std::remove_if(rows.begin(), rows.end(),
                               [step](const std::string& row) { return stepOfRow(row) >= step; }),
                rows.end());
+}
+
+// The step of a snapshot file's name ("step_000250.json"), or -1.
+int stepOfSnapshotFile(const std::string& name) {
+    return name.rfind("step_", 0) == 0 ? std::atoi(name.c_str() + 5) : -1;
 }
 
 std::string joinLines(const char* header, const std::vector<std::string>& rows) {
@@ -133,23 +114,42 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
         throw std::runtime_error("cannot create run folder " + m_dir.string() + ": " +
                                  ec.message());
     }
+    syncFolder(m_dir.parent_path().empty() ? fs::path(".") : m_dir.parent_path());
+    syncFolder(m_dir);
     if (continuing) {
-        // A resumed run goes on from its checkpoint: what was recorded after it is redone.
-        m_metricsRows = rowsUpTo(m_dir / RunFiles::kMetrics, fromStep);
-        m_adjacencyRows = rowsUpTo(m_dir / RunFiles::kAdjacency, fromStep);
-        m_probeRows = rowsUpTo(m_dir / RunFiles::kProbes, fromStep);
-        // and the temporary files of writes a killed process left unfinished
-        for (const fs::path& folder : {m_dir, m_dir / RunFiles::kSnapshots}) {
-            for (const auto& entry : fs::directory_iterator(folder)) {
-                const std::string name = entry.path().filename().string();
-                const bool later =
-                    name.rfind("step_", 0) == 0 && std::atoi(name.c_str() + 5) > fromStep;
-                if (later || name.find(".tmp") != std::string::npos) {
-                    fs::remove(entry.path(), ec);
-                }
+        continueAt(fromStep);
+    }
+}
+
+// A resumed run goes on from its checkpoint: the snapshot files after it (and the temporary files
+// of writes a killed process left unfinished) go, and the tables are rebuilt from the snapshot
+// files up to it. The tables are a function of the snapshot files, so whatever a kill, a full disk
+// or another version left in them (a missing or torn row, a row twice), they come out as an
+// uninterrupted run's; a snapshot file that cannot be read gives no rows.
+void RunWriter::continueAt(int fromStep) {
+    std::vector<fs::path> kept;
+    for (const fs::path& folder : {m_dir, m_dir / RunFiles::kSnapshots}) {
+        for (const auto& entry : fs::directory_iterator(folder)) {
+            const std::string name = entry.path().filename().string();
+            const int step = stepOfSnapshotFile(name);
+            std::error_code ec;
+            if (name.find(".tmp") != std::string::npos || step > fromStep) {
+                fs::remove(entry.path(), ec);
+            } else if (step >= 0 && entry.path().extension() == ".json") {
+                kept.push_back(entry.path());
             }
         }
+        syncFolder(folder);
     }
+    std::sort(kept.begin(), kept.end());
+    for (const auto& file : kept) {
+        try {
+            appendRows(snapshotFromJson(nlohmann::json::parse(readFile(file))));
+        } catch (const std::exception&) {
+            // a damaged snapshot: the window names it when it opens the folder
+        }
+    }
+    rewriteTables();
 }
 
 void RunWriter::writeConfig(const nlohmann::json& config) const {
@@ -161,6 +161,13 @@ void RunWriter::add(const Snapshot& s) {
     for (auto* rows : {&m_metricsRows, &m_adjacencyRows, &m_probeRows}) {
         dropFrom(*rows, s.step);
     }
+    appendRows(s);
+    writeFileAtomic(m_dir / RunFiles::kSnapshots / snapshotFileName(s.step),
+                    toJson(s).dump() + "\n");
+    rewriteTables();
+}
+
+void RunWriter::appendRows(const Snapshot& s) {
     m_metricsRows.push_back(std::to_string(s.step) + "," + cell(s.trainLoss, 6) + "," +
                             cell(s.eval.testLoss, 6) + "," + fixed(s.eval.accuracy, 2) + "," +
                             shortest(static_cast<float>(s.learningRate)) + "," +
@@ -179,9 +186,6 @@ void RunWriter::add(const Snapshot& s) {
             start = end + 1;
         }
     }
-    writeFileAtomic(m_dir / RunFiles::kSnapshots / snapshotFileName(s.step),
-                    toJson(s).dump() + "\n");
-    rewriteTables();
 }
 
 void RunWriter::rewriteTables() const {

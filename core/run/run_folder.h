@@ -64,7 +64,8 @@ nlohmann::json readRunConfig(const std::filesystem::path& dir);
 class RunWriter {
 public:
     // Creates the folder. With `continuing` (a resumed run), keeps what the folder recorded up to
-    // `fromStep` and drops what came after, instead of starting the tables afresh.
+    // `fromStep` and drops what came after, instead of starting the tables afresh: the tables are
+    // rebuilt from the snapshot files up to `fromStep`.
     explicit RunWriter(std::filesystem::path dir, bool continuing = false, int fromStep = 0);
 
     void writeConfig(const nlohmann::json& config) const;
@@ -79,6 +80,8 @@ public:
     std::filesystem::path weightsPath() const { return m_dir / RunFiles::kWeights; }
 
 private:
+    void continueAt(int fromStep);
+    void appendRows(const Snapshot& snapshot);
     void rewriteTables() const;
 
     std::filesystem::path m_dir;

@@ -3,7 +3,6 @@
 #include <torch/serialize.h>
 
 #include <cmath>
-#include <sstream>
 
 #include "util/files.h"
 #include "util/zip_seal.h"
@@ -106,18 +105,23 @@ void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& opt
     if (!state.lastEvaluation.is_null()) {
         archive.write("last_eval", c10::IValue(state.lastEvaluation.dump()));
     }
+    archive.write("snapshot_loss_sum", c10::IValue(state.snapshotLossSum));
+    archive.write("snapshot_loss_steps", c10::IValue(int64_t{state.snapshotLossSteps}));
     for (const auto& item : model.named_parameters()) {
         archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
     }
     optimizer.save(archive);
 
-    std::ostringstream bytes;
+    std::string bytes;
     try {
-        archive.save_to(bytes);
+        archive.save_to([&bytes](const void* data, size_t size) {
+            bytes.append(static_cast<const char*>(data), size);
+            return size;
+        });
     } catch (const std::exception& e) {
         throw checkpointError(path, "cannot write checkpoint: " + firstLine(e.what()));
     }
-    writeFileAtomic(path, sealZipArchive(std::move(bytes).str()));
+    writeFileAtomic(path, sealZipArchive(std::move(bytes)));
 }
 
 CheckpointState readCheckpointState(const fs::path& path) {
@@ -142,6 +146,11 @@ CheckpointState readCheckpointState(const fs::path& path) {
                 throw std::runtime_error("last_eval is not a string");
             }
             state.lastEvaluation = nlohmann::json::parse(value.toStringRef());
+        }
+        if (archive.try_read("snapshot_loss_sum", value)) {
+            state.snapshotLossSum = value.toDouble();
+            archive.read("snapshot_loss_steps", value);
+            state.snapshotLossSteps = static_cast<int>(value.toInt());
         }
     } catch (const std::exception& e) {
         throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));

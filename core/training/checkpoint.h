@@ -30,6 +30,10 @@ struct CheckpointState {
     // The last evaluation (snapshot_io's JSON of an EvalResult), so that the snapshots of a
     // resumed run report it until the next one; null in checkpoints written before it was kept.
     nlohmann::json lastEvaluation;
+    // The training losses since the last snapshot (their sum and count), so that the first
+    // snapshot of a resumed run averages the same steps as an uninterrupted run's.
+    double snapshotLossSum = 0.0;
+    int snapshotLossSteps = 0;
 };
 
 // Writes atomically and durably (util/files.h), sealed with a checksum. Throws std::runtime_error

@@ -1,6 +1,7 @@
 #include "training/run_recorder.h"
 
 #include "run/snapshot_io.h"
+#include "util/error_text.h"
 #include "util/files.h"
 
 namespace nope {
@@ -15,7 +16,9 @@ constexpr const char* kInitAnalysis = RunFiles::kInitAnalysis;
 
 RunRecorder::RunRecorder(Trainer& trainer, const fs::path& dir, const nlohmann::json& config,
                          bool continuing, const fs::path& initSource)
-    : m_trainer(trainer), m_writer(dir, continuing, trainer.step()) {
+    : m_trainer(trainer),
+      m_writer(dir, continuing, trainer.step()),
+      m_lastEndedStep(trainer.step()) {
     m_writer.writeConfig(config);
     // the init analysis: measured for a new run, else read back (a folder loaded into the window
     // passes its own as initSource); unknown, the final table leaves init out
@@ -53,6 +56,7 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
     };
     outer.stepEnded = [this, inner](int step) {
         guarded([&] { saveDueCheckpoints(); });
+        m_lastEndedStep = step;
         if (inner.stepEnded) {
             inner.stepEnded(step);
         }
@@ -69,19 +73,21 @@ void RunRecorder::guarded(Write&& write) {
     }
     try {
         write();
-    } catch (const std::runtime_error& e) {
-        m_writeError = e.what();
+    } catch (const std::exception& e) {
+        m_writeError = errorText(e);
         m_writeErrorStep = m_trainer.step();
         m_trainer.control().requestStop();
     }
 }
 
+// best.pt before checkpoint.pt: a kill between the two leaves a best.pt ahead of the checkpoint,
+// which a resume ignores (Trainer::loadBest) and the resumed run writes again.
 void RunRecorder::saveDueCheckpoints() {
-    if (m_checkpointDue) {
-        m_trainer.saveCheckpoint(m_writer.checkpointPath());
-    }
     if (m_bestDue) {
         m_trainer.saveCheckpoint(m_writer.bestPath());
+    }
+    if (m_checkpointDue) {
+        m_trainer.saveCheckpoint(m_writer.checkpointPath());
     }
     m_checkpointDue = m_bestDue = false;
 }
@@ -93,11 +99,12 @@ RunRecorder::Final RunRecorder::finish(const TrainOutcome& outcome) {
                                  ". The run folder keeps what was written before; resume the run "
                                  "once the folder can be written again");
     }
-    if (m_bestDue) {  // a run stopped between an evaluation and the end of its step
-        m_trainer.saveCheckpoint(m_writer.bestPath());
-        m_bestDue = false;
-    }
-    if (outcome.reason != StopReason::NonFinite) {
+    // The last checkpoint, unless the run stopped inside a step (a stop during its evaluation or
+    // snapshot: what the step records is incomplete, so the run resumes from the checkpoint
+    // before it) or at a non-finite loss (the last good checkpoint stays).
+    const bool inside =
+        outcome.reason == StopReason::Stopped && m_trainer.step() != m_lastEndedStep;
+    if (outcome.reason != StopReason::NonFinite && !inside) {
         m_trainer.saveCheckpoint(m_writer.checkpointPath());
     }
     Final out;

@@ -45,6 +45,7 @@ private:
     Trainer& m_trainer;
     RunWriter m_writer;
     Analysis m_init;
+    int m_lastEndedStep;           // the last step whose records are complete
     bool m_checkpointDue = false;  // an evaluation since the last checkpoint
     bool m_bestDue = false;        // ... that set a new best
     std::string m_writeError;      // the write that failed and stopped the run

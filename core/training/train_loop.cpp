@@ -63,6 +63,15 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     Loop loop{callbacks, Clock::now(), m_step, tokensPerStep(), {}, {}};
     auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
+    // A run resumed from the checkpoint of the evaluation that ended it (killed while it wrote
+    // its final scores) ends as it did.
+    if (m_step > 0 && m_lastEval.step == m_step &&
+        m_lastEval.accuracy > m_trainConfig.stopAccuracy) {
+        return outcome(StopReason::ReachedAccuracy,
+                       "test accuracy " + fixed(m_lastEval.accuracy, 2) + "% had passed " +
+                           fixed(m_trainConfig.stopAccuracy, 1) + "% at step " +
+                           std::to_string(m_step.load()));
+    }
     // (0) The model at initialization.
     if (m_step == 0) {
         if (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false)) {
@@ -135,6 +144,8 @@ std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
     ++m_step;
     loop.sinceEval.add(step.loss, seconds);
     loop.sinceSnapshot.add(step.loss, seconds);
+    m_snapshotLossSum += step.loss;
+    ++m_snapshotLossSteps;
     return std::nullopt;
 }
 
@@ -161,8 +172,10 @@ bool Trainer::evaluatePhase(Loop& loop) {
 // probeEvery snapshots (by step, so that a resumed run keeps the rhythm) and in the final one.
 bool Trainer::snapshotPhase(Loop& loop, bool final) {
     if (loop.callbacks.snapshot) {
-        Snapshot s = progress(loop.sinceSnapshot.meanLoss(),
-                              loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
+        // the loss over the steps since the last snapshot, also those before a resume
+        const double meanLoss =
+            m_snapshotLossSteps > 0 ? m_snapshotLossSum / m_snapshotLossSteps : std::nan("");
+        Snapshot s = progress(meanLoss, loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
                               loop.elapsed(), loop.firstStep);
         s.analysis = analyzeOn(m_prompts, m_control->stopFlag());
         if (s.analysis.cancelled) {
@@ -178,6 +191,8 @@ bool Trainer::snapshotPhase(Loop& loop, bool final) {
         loop.callbacks.snapshot(s);
     }
     loop.sinceSnapshot = Window{};
+    m_snapshotLossSum = 0.0;
+    m_snapshotLossSteps = 0;
     return true;
 }
 

@@ -115,6 +115,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::filesystem::path& checkpoint
     trainer->m_step = state.step;
     trainer->m_best.setRecord({state.bestAccuracy, state.bestLoss, state.bestStep});
     trainer->m_batches->setRngState(state.batchRng);
+    trainer->m_snapshotLossSum = state.snapshotLossSum;
+    trainer->m_snapshotLossSteps = state.snapshotLossSteps;
     if (!state.lastEvaluation.is_null()) {
         try {
             trainer->m_lastEval = evalFromJson(state.lastEvaluation);
@@ -266,6 +268,8 @@ void Trainer::saveCheckpoint(const std::filesystem::path& path) const {
     state.bestLoss = m_best.record().loss;
     state.batchRng = m_batches->rngState();
     state.lastEvaluation = toJson(m_lastEval);
+    state.snapshotLossSum = m_snapshotLossSum;
+    state.snapshotLossSteps = m_snapshotLossSteps;
     nope::saveCheckpoint(path, *m_model, *m_optimizer, state);
 }
 
@@ -286,6 +290,16 @@ double Trainer::stepOnce() {
 }
 
 void Trainer::loadBest(const std::filesystem::path& bestCheckpoint) {
+    const CheckpointState state = readCheckpointState(bestCheckpoint);
+    const int recorded = m_best.record().step;
+    const bool sameModel =
+        state.config.contains("model") && state.config.at("model") == nlohmann::json(m_modelConfig);
+    if (!sameModel || state.step != recorded) {
+        if (recorded == m_step) {
+            m_best.loadFrom(*m_model, m_device);
+        }
+        return;
+    }
     Gpt best(m_modelConfig);
     loadWeights(bestCheckpoint, *best);
     m_best.loadFrom(*best, m_device);

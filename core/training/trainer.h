@@ -104,7 +104,10 @@ public:
     // One training step outside run() (for benchmarks); returns the loss.
     double stepOnce();
     // Loads the best weights of a run (its best.pt) so that analyzeBest() and the Python weights
-    // use them after a resume. Throws std::runtime_error naming the file.
+    // use them after a resume. A best.pt of another step than the one this trainer's record
+    // names (written just before a kill kept the checkpoint from following it, or another run's)
+    // is not used; when the record's best is the trainer's own step, its weights are the best.
+    // Throws std::runtime_error naming the file.
     void loadBest(const std::filesystem::path& bestCheckpoint);
     void saveCheckpoint(const std::filesystem::path& path) const;
     // The best weights (current ones before any evaluation) as a torch.load dict.
@@ -154,6 +157,8 @@ private:
 
     std::atomic<int> m_step{0};
     EvalResult m_lastEval;
+    double m_snapshotLossSum = 0.0;  // training losses since the last snapshot (checkpointed)
+    int m_snapshotLossSteps = 0;
 };
 
 }  // namespace nope

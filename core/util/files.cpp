@@ -43,10 +43,13 @@ bool writeAll(int fd, std::string_view content) {
 void writeFileAtomic(const fs::path& path, std::string_view content) {
     std::error_code ec;
     if (path.has_parent_path()) {
-        fs::create_directories(path.parent_path(), ec);
+        const bool created = fs::create_directories(path.parent_path(), ec);
         if (ec) {
             throw std::runtime_error("cannot create folder " + path.parent_path().string() + ": " +
                                      ec.message());
+        }
+        if (created && path.parent_path().has_parent_path()) {
+            syncFolder(path.parent_path().parent_path());  // the new folder's entry
         }
     }
     const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
@@ -72,9 +75,16 @@ void writeFileAtomic(const fs::path& path, std::string_view content) {
 
 void syncFolder(const fs::path& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    if (fd < 0) {
+        return;  // a folder that cannot be opened for reading: its files are synced
+    }
+    const int result = ::fsync(fd);
+    const int cause = errno;
+    ::close(fd);
+    // file systems that cannot sync a folder say EINVAL; anything else (EIO) is a failed write
+    if (result != 0 && cause != EINVAL && cause != ENOTSUP) {
+        throw std::runtime_error("cannot write folder " + dir.string() + ": " +
+                                 std::strerror(cause));
     }
 }
 

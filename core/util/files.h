@@ -14,8 +14,9 @@ namespace nope {
 // std::runtime_error naming the file and the cause.
 void writeFileAtomic(const std::filesystem::path& path, std::string_view content);
 
-// Flushes a folder's entries (a rename or a removal in it) to the disk. Errors are ignored: some
-// file systems cannot sync a folder, and the data itself is already safe.
+// Flushes a folder's entries (a rename, a removal or a new file in it) to the disk. A file system
+// that cannot sync a folder is not an error; a failed sync (EIO) throws std::runtime_error naming
+// the folder.
 void syncFolder(const std::filesystem::path& dir);
 
 // The whole file; throws std::runtime_error naming the file and the cause.

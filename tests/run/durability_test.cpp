@@ -182,24 +182,32 @@ TEST(RunWriter, ASnapshotTakenAgainReplacesItsRows) {
     EXPECT_EQ(firstCells(folder.path() / "adjacency.csv"), expected);
 }
 
-TEST(RunWriter, AResumedRunDropsTornLinesAndTemporaryFiles) {
+// Whatever a kill, a full disk or another version left in the tables, a resumed writer rebuilds
+// them from the snapshot files up to its step: the same tables as a run never interrupted.
+TEST(RunWriter, AResumedRunRebuildsItsTablesFromTheSnapshotFiles) {
     test::TestFolder folder("durability");
-    {
-        RunWriter writer(folder.path());
-        writer.add(tableRow(0));
-        writer.add(tableRow(5));
-        writer.add(tableRow(10));
+    const fs::path whole = folder.path() / "whole", resumed = folder.path() / "resumed";
+    for (const auto& dir : {whole, resumed}) {
+        RunWriter writer(dir);
+        for (int step : {0, 5, 10}) {
+            writer.add(tableRow(step));
+        }
+        if (dir == whole) {
+            writer.add(tableRow(15));
+        }
     }
-    const fs::path metrics = folder.path() / "metrics.csv";
-    std::ofstream(metrics, std::ios::app) << "15,0.51";  // a torn last line
-    writeBytes(folder.path() / "snapshots" / "step_000015.json.tmp-99", "{");
-    writeBytes(folder.path() / "checkpoint.pt.tmp-99", "x");
+    // torn and doubled rows at or before the resumed step, a table missing, leftovers
+    writeBytes(resumed / "metrics.csv", std::string(kMetricsCsvHeader) + "\n0,,\n5,1.0\n5,1.0\n");
+    fs::remove(resumed / "adjacency.csv");
+    writeBytes(resumed / "snapshots" / "step_000015.json.tmp-99", "{");
+    writeBytes(resumed / "checkpoint.pt.tmp-99", "x");
 
-    RunWriter resumed(folder.path(), /*continuing=*/true, /*fromStep=*/5);
-    resumed.add(tableRow(10));
-    EXPECT_EQ(firstCells(metrics), (std::vector<std::string>{"step", "0", "5", "10"}));
+    RunWriter writer(resumed, /*continuing=*/true, /*fromStep=*/10);
+    writer.add(tableRow(15));
+    EXPECT_EQ(readFile(resumed / "metrics.csv"), readFile(whole / "metrics.csv"));
+    EXPECT_EQ(readFile(resumed / "adjacency.csv"), readFile(whole / "adjacency.csv"));
     std::vector<std::string> names;
-    for (const auto& entry : fs::recursive_directory_iterator(folder.path())) {
+    for (const auto& entry : fs::recursive_directory_iterator(resumed)) {
         names.push_back(entry.path().filename().string());
     }
     for (const auto& name : names) {

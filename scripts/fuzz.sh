@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Fuzzes every reader of outside data with libFuzzer: builds the targets of tests/fuzz with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/, then runs each for SECONDS
+# (default 60), one after the other (NOPESCOPE_FUZZ_PARALLEL=N: N at once), starting from its seed corpus (tests/fuzz/corpus/<target>)
+# and the inputs earlier runs found (build-fuzz/corpus/<target>). A finding (crash, leak, hang,
+# sanitizer report) is written to build-fuzz/findings/<target>/ and ends the script with status 1:
+# copy it into tests/fuzz/corpus/<target>/ once fixed, so that the replay test keeps it fixed.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: checkpoint saved_model snapshot_json
+#                                             run_config metrics_csv adjacency_csv cli_flags
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+[ $# -gt 0 ] && shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(checkpoint saved_model snapshot_json run_config metrics_csv
+    adjacency_csv cli_flags)
+
+scripts/install-deps.sh clang libclang-rt-14-dev
+build_dir=${NOPESCOPE_FUZZ_BUILD_DIR:-build-fuzz}
+cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DNOPESCOPE_FUZZ=ON >/dev/null
+cmake --build "$build_dir" -j "${NOPESCOPE_JOBS:-$(nproc)}" \
+    --target "${targets[@]/#/fuzz_}"
+
+# LibTorch's own leak on a rejected archive is suppressed (tests/sanitizers/lsan.supp). A size
+# read from a file that asks for more memory than there is fails as it does outside the fuzzer (the
+# allocation throws std::bad_alloc, which the readers report); what counts as a finding is memory
+# that grows past 4 GB (-rss_limit_mb), not one refused allocation (-malloc_limit_mb above it).
+export LSAN_OPTIONS="fast_unwind_on_malloc=0:suppressions=$PWD/tests/sanitizers/lsan.supp"
+export ASAN_OPTIONS="allocator_may_return_null=1"
+
+# Fuzzes one target; prints its figures; status 1 on a finding.
+fuzz_one() {
+    local t=$1
+    local corpus="$build_dir/corpus/$t" findings="$build_dir/findings/$t"
+    local log="$build_dir/fuzz-$t.log" status=0
+    mkdir -p "$corpus" "$findings"
+    if ! "$build_dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 \
+        -rss_limit_mb=4096 -malloc_limit_mb=1048576 -print_final_stats=1 -artifact_prefix="$findings/" \
+        "$corpus" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
+        echo "fuzz: $t found a problem: $(ls "$findings" | head -3) (log $log)" >&2
+        status=1
+    fi
+    # the last status line: executions, coverage (cov: edges, ft: features), corpus size
+    local runs cov corp
+    runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'cov: [0-9]* ft: [0-9]*' || true)
+    corp=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' || true)
+    echo "fuzz: $t: ${runs:-?} executions in $seconds s, ${cov:-cov ?}, ${corp:-corp ?}"
+    return $status
+}
+
+# NOPESCOPE_FUZZ_PARALLEL targets at once (default 1: one core each)
+parallel=${NOPESCOPE_FUZZ_PARALLEL:-1}
+status=0
+for t in "${targets[@]}"; do
+    echo "fuzz: $t for $seconds s"
+    fuzz_one "$t" &
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
+        wait -n || status=1
+    done
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+    wait -n || status=1
+done
+exit $status

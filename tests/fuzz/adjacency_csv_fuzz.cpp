@@ -1,0 +1,20 @@
+// Fuzz target: a run folder's adjacency.csv, read as the window's score curves.
+#include "fuzz_input.h"
+#include "run/run_catalog.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const auto dir = nope::fuzz::ownFolder() / "run-adjacency";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "adjacency.csv", std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    try {
+        const nope::RunCurves curves = nope::readRunCurves(dir);
+        for (const auto point : {nope::CapturePoint::Embedding, nope::CapturePoint::Attn}) {
+            for (int layer = 0; layer <= curves.layers(point); ++layer) {
+                curves.series(point, layer);
+            }
+        }
+    } catch (const std::exception&) {
+    }
+    return 0;
+}

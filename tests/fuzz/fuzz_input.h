@@ -1,0 +1,37 @@
+// Helpers of the fuzz targets: the input as a file (the readers under test take paths), in a
+// folder of this process's own under the system's temporary folder.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace nope::fuzz {
+
+inline const std::filesystem::path& ownFolder() {
+    static const std::filesystem::path dir = [] {
+        const auto d = std::filesystem::temp_directory_path() /
+                       ("nopescope-fuzz-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+// Writes `bytes` to `name` in this process's folder and returns the path.
+inline std::filesystem::path writeInput(const std::string& name, const std::string& bytes) {
+    const auto path = ownFolder() / name;
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return path;
+}
+
+inline std::string asString(const uint8_t* data, size_t size) {
+    return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+}  // namespace nope::fuzz

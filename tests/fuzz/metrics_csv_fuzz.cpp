@@ -1,0 +1,19 @@
+// Fuzz target: a run folder's metrics.csv, read as the window's curves and the run list read it.
+#include "fuzz_input.h"
+#include "run/run_catalog.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const auto dir = nope::fuzz::ownFolder() / "run";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "metrics.csv", std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    try {
+        nope::readRunCurves(dir);
+    } catch (const std::exception&) {
+    }
+    try {
+        nope::summarizeRun(dir);
+    } catch (const std::exception&) {
+    }
+    return 0;
+}
