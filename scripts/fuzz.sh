@@ -27,7 +27,8 @@ cmake --build "$build_dir" -j "${NOPESCOPE_JOBS:-$(nproc)}" \
 # LibTorch's own leak on a rejected archive is suppressed (tests/sanitizers/lsan.supp). A size
 # read from a file that asks for more memory than there is fails as it does outside the fuzzer (the
 # allocation throws std::bad_alloc, which the readers report); what counts as a finding is memory
-# that grows past 4 GB (-rss_limit_mb), not one refused allocation (-malloc_limit_mb above it).
+# that grows past 8 GB (-rss_limit_mb; LibTorch alone asks for up to a few GB when a damaged
+# length field in an archive says so), not one refused allocation (-malloc_limit_mb above it).
 export LSAN_OPTIONS="fast_unwind_on_malloc=0:suppressions=$PWD/tests/sanitizers/lsan.supp"
 export ASAN_OPTIONS="allocator_may_return_null=1"
 
@@ -38,7 +39,7 @@ fuzz_one() {
     local log="$build_dir/fuzz-$t.log" status=0
     mkdir -p "$corpus" "$findings"
     if ! "$build_dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 \
-        -rss_limit_mb=4096 -malloc_limit_mb=1048576 -print_final_stats=1 -artifact_prefix="$findings/" \
+        -rss_limit_mb=8192 -malloc_limit_mb=1048576 -print_final_stats=1 -artifact_prefix="$findings/" \
         "$corpus" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
         echo "fuzz: $t found a problem: $(ls "$findings" | head -3) (log $log)" >&2
         status=1
@@ -46,9 +47,11 @@ fuzz_one() {
     # the last status line: executions, coverage (cov: edges, ft: features), corpus size
     local runs cov corp
     runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    local rate
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
     cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'cov: [0-9]* ft: [0-9]*' || true)
     corp=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'corp: [0-9]*/[0-9]*[a-zA-Z]*' || true)
-    echo "fuzz: $t: ${runs:-?} executions in $seconds s, ${cov:-cov ?}, ${corp:-corp ?}"
+    echo "fuzz: $t: ${runs:-?} executions (${rate:-?} a second), ${cov:-cov ?}, ${corp:-corp ?}"
     return $status
 }
 

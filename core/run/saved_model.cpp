@@ -11,6 +11,7 @@
 #include "tasks/vocab.h"
 #include "training/checkpoint.h"
 #include "util/files.h"
+#include "util/zip_seal.h"
 
 namespace nope {
 
@@ -265,6 +266,13 @@ fs::path savedModelFile(const fs::path& path) {
 
 SavedModel loadSavedModel(const fs::path& path, const SavedModelOptions& options) {
     const fs::path file = savedModelFile(path);
+    // a sealed file (the tool's checkpoints) whose bytes changed is named as such, whatever part
+    // of it the change hit
+    if (fs::file_size(file) > 0 && checkZipSeal(readFile(file)) == SealState::Broken) {
+        throw fileError(file,
+                        "damaged checkpoint: its checksum does not match its contents (the file "
+                        "was changed after it was written); not loaded");
+    }
     SavedModel saved =
         isTorchScriptArchive(file) ? loadNopescopeCheckpoint(file) : loadPickled(file, options);
     saved.file = file;

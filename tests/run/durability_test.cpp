@@ -12,6 +12,7 @@
 #include "common/test_folder.h"
 #include "common/text.h"
 #include "run/run_folder.h"
+#include "run/saved_model.h"
 #include "training/checkpoint.h"
 #include "util/error_text.h"
 #include "util/files.h"
@@ -91,6 +92,14 @@ TEST(Checkpoint, EveryFlippedBitIsRejectedAsDamaged) {
             damaged += message.find("damaged checkpoint") != std::string::npos;
         }
         EXPECT_THROW(readCheckpointState(flipped), std::runtime_error) << "byte " << at;
+        // and as a saved model (analyze --checkpoint, File > Open model): named as damaged
+        try {
+            loadSavedModel(flipped);
+            ADD_FAILURE() << "opened as a saved model with byte " << at << " changed";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("damaged checkpoint"), std::string::npos)
+                << e.what();
+        }
     }
     EXPECT_GT(damaged, static_cast<int>(places.size()) / 2);  // most by the checksum itself
 }
