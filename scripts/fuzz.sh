@@ -11,11 +11,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=${1:-60}
-[ $# -gt 0 ] && shift
+all=(checkpoint saved_model snapshot_json run_config metrics_csv adjacency_csv cli_flags)
+seconds=60
+if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then
+    seconds=$1
+    shift
+fi
+if [ "$seconds" -lt 1 ]; then
+    echo "fuzz.sh: SECONDS must be at least 1" >&2
+    exit 2
+fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(checkpoint saved_model snapshot_json run_config metrics_csv
-    adjacency_csv cli_flags)
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=("${all[@]}")
+fi
+for t in "${targets[@]}"; do
+    if [[ " ${all[*]} " != *" $t "* ]]; then
+        echo "fuzz.sh: unknown target '$t' (allowed: ${all[*]}; or a number of seconds first)" >&2
+        exit 2
+    fi
+done
+parallel=${NOPESCOPE_FUZZ_PARALLEL:-1}
+if ! [[ $parallel =~ ^[1-9][0-9]*$ ]]; then
+    echo "fuzz.sh: NOPESCOPE_FUZZ_PARALLEL must be a number from 1" >&2
+    exit 2
+fi
 
 scripts/install-deps.sh clang libclang-rt-14-dev
 build_dir=${NOPESCOPE_FUZZ_BUILD_DIR:-build-fuzz}
@@ -56,16 +76,17 @@ fuzz_one() {
 }
 
 # NOPESCOPE_FUZZ_PARALLEL targets at once (default 1: one core each)
-parallel=${NOPESCOPE_FUZZ_PARALLEL:-1}
 status=0
+pids=()
 for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
+        sleep 1
+    done
     echo "fuzz: $t for $seconds s"
     fuzz_one "$t" &
-    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
-        wait -n || status=1
-    done
+    pids+=($!)
 done
-while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
-    wait -n || status=1
+for p in "${pids[@]}"; do
+    wait "$p" || status=1
 done
 exit $status

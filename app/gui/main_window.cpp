@@ -116,7 +116,14 @@ MainWindow::MainWindow(QWidget* parent)
     updateControls();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The children are deleted after this class's part of the window is gone (by ~QObject): what
+    // they signal while they shut down (the controller's last change of state) must not reach
+    // the slots of a window that is no longer one.
+    for (QObject* child : findChildren<QObject*>()) {
+        QObject::disconnect(child, nullptr, this, nullptr);
+    }
+}
 
 void MainWindow::report(const QString& error, const QString& done) {
     error.isEmpty() ? statusBar()->showMessage(done) : showProblem(error);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace nope {
 
@@ -190,10 +191,45 @@ Ptr Interpreter::memo(uint64_t index) const {
     return it->second;
 }
 
-// APPEND(S) and SETITEM(S). Items added to an opaque object are its business: dropped.
+namespace {
+
+// Whether `target` is `from` or is held in it, at any depth.
+bool holds(const Ptr& from, const PickleValue* target) {
+    std::vector<const PickleValue*> todo{from.get()};
+    std::unordered_set<const PickleValue*> seen;
+    while (!todo.empty()) {
+        const PickleValue* v = todo.back();
+        todo.pop_back();
+        if (v == target) {
+            return true;
+        }
+        if (!seen.insert(v).second) {
+            continue;
+        }
+        for (const auto& item : v->items) {
+            todo.push_back(item.get());
+        }
+        for (const auto& [key, value] : v->entries) {
+            todo.push_back(key.get());
+            todo.push_back(value.get());
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+// APPEND(S) and SETITEM(S). Items added to an opaque object are its business: dropped. A container
+// put inside itself (a damaged file can ask for it through the memo) is refused: no state dict
+// holds itself, and the cycle would keep the values alive forever.
 void Interpreter::addItems(const Ptr& target, std::vector<Ptr> items, bool pairs) {
     if (target->kind == Kind::Object) {
         return;
+    }
+    for (const auto& item : items) {
+        if (holds(item, target.get())) {
+            fail(describeKind(*target) + " that holds itself");
+        }
     }
     if (pairs) {
         if (target->kind != Kind::Dict || items.size() % 2 != 0) {

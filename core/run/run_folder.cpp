@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <sstream>
 
 #include "run/probe_io.h"
@@ -34,9 +35,22 @@ void dropFrom(std::vector<std::string>& rows, int step) {
                rows.end());
 }
 
-// The step of a snapshot file's name ("step_000250.json"), or -1.
+// The step of a snapshot file's name ("step_000250.json": digits between "step_" and ".json"),
+// or -1 for any other name.
 int stepOfSnapshotFile(const std::string& name) {
-    return name.rfind("step_", 0) == 0 ? std::atoi(name.c_str() + 5) : -1;
+    const std::string prefix = "step_", suffix = ".json";
+    if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        return -1;
+    }
+    const std::string digits =
+        name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        })) {
+        return -1;
+    }
+    return std::stoi(digits);
 }
 
 std::string joinLines(const char* header, const std::vector<std::string>& rows) {
@@ -127,24 +141,26 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
 // or another version left in them (a missing or torn row, a row twice), they come out as an
 // uninterrupted run's; a snapshot file that cannot be read gives no rows.
 void RunWriter::continueAt(int fromStep) {
-    std::vector<fs::path> kept;
+    std::map<int, fs::path> kept;  // by step
     for (const fs::path& folder : {m_dir, m_dir / RunFiles::kSnapshots}) {
         for (const auto& entry : fs::directory_iterator(folder)) {
             const std::string name = entry.path().filename().string();
-            const int step = stepOfSnapshotFile(name);
+            const int step = folder == m_dir ? -1 : stepOfSnapshotFile(name);
             std::error_code ec;
             if (name.find(".tmp") != std::string::npos || step > fromStep) {
                 fs::remove(entry.path(), ec);
-            } else if (step >= 0 && entry.path().extension() == ".json") {
-                kept.push_back(entry.path());
+            } else if (step >= 0) {
+                kept[step] = entry.path();
             }
         }
         syncFolder(folder);
     }
-    std::sort(kept.begin(), kept.end());
-    for (const auto& file : kept) {
+    for (const auto& [step, file] : kept) {
         try {
-            appendRows(snapshotFromJson(nlohmann::json::parse(readFile(file))));
+            const Snapshot s = snapshotFromJson(nlohmann::json::parse(readFile(file)));
+            if (s.step == step) {  // a file renamed by hand is not a record of its name's step
+                appendRows(s);
+            }
         } catch (const std::exception&) {
             // a damaged snapshot: the window names it when it opens the folder
         }

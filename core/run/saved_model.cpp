@@ -268,7 +268,7 @@ SavedModel loadSavedModel(const fs::path& path, const SavedModelOptions& options
     const fs::path file = savedModelFile(path);
     // a sealed file (the tool's checkpoints) whose bytes changed is named as such, whatever part
     // of it the change hit
-    if (fs::file_size(file) > 0 && checkZipSeal(readFile(file)) == SealState::Broken) {
+    if (checkZipSealOfFile(file.string()) == SealState::Broken) {
         throw fileError(file,
                         "damaged checkpoint: its checksum does not match its contents (the file "
                         "was changed after it was written); not loaded");

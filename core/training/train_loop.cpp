@@ -100,8 +100,11 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         }
         const bool outOfTime = m_trainConfig.timeLimitMinutes > 0 &&
                                loop.elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
-        if (outOfTime && !reached && !last && m_lastEval.step != m_step && !evaluatePhase(loop)) {
-            return stopped();
+        if (outOfTime && !reached && !last && m_lastEval.step != m_step) {
+            if (!evaluatePhase(loop)) {
+                return stopped();
+            }
+            reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
         }
         // (4) A snapshot; a new best always gets one, so that the best checkpoint can be browsed.
         const bool final = last || reached || outOfTime;

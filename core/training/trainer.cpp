@@ -292,8 +292,13 @@ double Trainer::stepOnce() {
 void Trainer::loadBest(const std::filesystem::path& bestCheckpoint) {
     const CheckpointState state = readCheckpointState(bestCheckpoint);
     const int recorded = m_best.record().step;
-    const bool sameModel =
-        state.config.contains("model") && state.config.at("model") == nlohmann::json(m_modelConfig);
+    bool sameModel = false;
+    try {  // compared as configs, so that a file of an older version with fewer keys compares
+        sameModel = nlohmann::json(state.config.at("model").get<ModelConfig>()) ==
+                    nlohmann::json(m_modelConfig);
+    } catch (const std::exception&) {
+        sameModel = false;
+    }
     if (!sameModel || state.step != recorded) {
         if (recorded == m_step) {
             m_best.loadFrom(*m_model, m_device);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 #include <zlib.h>
@@ -66,6 +67,30 @@ SealState checkZipSeal(std::string_view file) {
     }
     const std::string_view body = file.substr(0, file.size() - kSealSize);
     return hex8(crcOf(body)) == seal.substr(kMarker.size()) ? SealState::Valid : SealState::Broken;
+}
+
+SealState checkZipSealOfFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) {
+        throw std::runtime_error("cannot read " + path);
+    }
+    const std::streamoff size = in.tellg();
+    if (size < static_cast<std::streamoff>(kEocdSize + kSealSize)) {
+        return SealState::Missing;
+    }
+    std::string end(kSealSize, '\0');
+    in.seekg(size - static_cast<std::streamoff>(kSealSize));
+    in.read(end.data(), static_cast<std::streamsize>(end.size()));
+    if (!in || end.compare(0, kMarker.size(), kMarker) != 0) {
+        return SealState::Missing;
+    }
+    std::string whole(static_cast<size_t>(size), '\0');
+    in.seekg(0);
+    in.read(whole.data(), size);
+    if (!in) {
+        throw std::runtime_error("cannot read " + path);
+    }
+    return checkZipSeal(whole);
 }
 
 }  // namespace nope

@@ -20,4 +20,8 @@ enum class SealState {
 
 SealState checkZipSeal(std::string_view file);
 
+// The same for a file on disk, which is read whole only when its end holds a seal (a large file
+// of another kind costs one small read). Throws std::runtime_error naming a file it cannot read.
+SealState checkZipSealOfFile(const std::string& path);
+
 }  // namespace nope

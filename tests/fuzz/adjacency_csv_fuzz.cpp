@@ -9,10 +9,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     try {
         const nope::RunCurves curves = nope::readRunCurves(dir);
-        for (const auto point : {nope::CapturePoint::Embedding, nope::CapturePoint::Attn}) {
-            for (int layer = 0; layer <= curves.layers(point); ++layer) {
-                curves.series(point, layer);
-            }
+        for (const auto& series : curves.adjacency) {  // as the curves panel looks them up
+            curves.series(series.point, series.layer);
+            curves.layers(series.point);
         }
     } catch (const std::exception&) {
     }

@@ -22,8 +22,11 @@ int main(int argc, char** argv) {
                     files.push_back(entry.path());
                 }
             }
-        } else {
+        } else if (fs::is_regular_file(argv[i])) {
             files.emplace_back(argv[i]);
+        } else {
+            std::fprintf(stderr, "replay: %s is neither a file nor a folder\n", argv[i]);
+            return 1;
         }
     }
     std::sort(files.begin(), files.end());
@@ -33,6 +36,10 @@ int main(int argc, char** argv) {
     }
     for (const auto& file : files) {
         std::ifstream in(file, std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "replay: cannot read %s\n", file.c_str());
+            return 1;
+        }
         std::stringstream bytes;
         bytes << in.rdbuf();
         const std::string input = bytes.str();

@@ -224,6 +224,25 @@ TEST(RunWriter, AResumedRunRebuildsItsTablesFromTheSnapshotFiles) {
     }
 }
 
+// Rebuilt tables follow the steps, not the names' order (step_1000000.json sorts before
+// step_100001.json), and a file whose name is not a step's, or whose content is another step's,
+// adds no rows.
+TEST(RunWriter, RebuiltTablesFollowTheStepsOfTheSnapshots) {
+    test::TestFolder folder("durability");
+    {
+        RunWriter writer(folder.path());
+        for (int step : {5, 100000, 1000000}) {
+            writer.add(tableRow(step));
+        }
+    }
+    const fs::path snapshots = folder.path() / "snapshots";
+    fs::copy_file(snapshots / "step_000005.json", snapshots / "step_abc.json");
+    fs::copy_file(snapshots / "step_000005.json", snapshots / "step_000007.json");
+    RunWriter resumed(folder.path(), /*continuing=*/true, /*fromStep=*/2000000);
+    EXPECT_EQ(firstCells(folder.path() / "metrics.csv"),
+              (std::vector<std::string>{"step", "5", "100000", "1000000"}));
+}
+
 TEST(ErrorText, NoLibTorchBacktraceReachesAUser) {
     try {
         TORCH_CHECK(false, "the shapes differ");
