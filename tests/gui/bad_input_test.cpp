@@ -65,10 +65,7 @@ TEST(BadInput, NonFiniteHiddenStatesAreNamedInTheBanner) {
 // that names the file, and the window goes on: the next run trains.
 TEST(BadInput, ARunFolderThatCannotBeWrittenStopsTheRunAndTheWindowGoesOn) {
     MainWindow window;
-    RunSpec spec = tinySpec();
-    spec.train.steps = 200;
-    spec.train.decaySteps = 200;
-    window.form()->setSpec(spec);
+    window.form()->setSpec(tinySpec(200));
 
     rlimit old{};
     ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -94,9 +91,7 @@ TEST(BadInput, ARunFolderThatCannotBeWrittenStopsTheRunAndTheWindowGoesOn) {
     EXPECT_EQ(window.controller()->state(), TrainingController::State::Ready);
     EXPECT_TRUE(QFileInfo::exists(folder + "/snapshots/step_000000.json"));  // kept
 
-    spec.train.steps = 10;
-    spec.train.decaySteps = 10;
-    window.form()->setSpec(spec);
+    window.form()->setSpec(tinySpec(10));
     window.initializeModel();
     ASSERT_TRUE(
         waitFor([&] { return window.controller()->state() == TrainingController::State::Ready; }));

@@ -34,6 +34,13 @@ inline RunSpec tinySpec() {
     return spec;
 }
 
+// The tiny run with another number of steps (the learning rate decays over all of them).
+inline RunSpec tinySpec(int steps) {
+    RunSpec spec = tinySpec();
+    spec.train.steps = spec.train.decaySteps = steps;
+    return spec;
+}
+
 // Processes events until `done` or the timeout; returns done(). The timeout only guards against
 // a test that would hang: generous, also for a build under a sanitizer (several times slower).
 template <typename F>

@@ -425,10 +425,7 @@ TEST(Window, ProblemsAreShownAndTheWindowStaysUsable) {
 
 TEST(Window, StopRightAfterTrainIsNotLost) {
     MainWindow window;
-    RunSpec spec = tinySpec();
-    spec.train.steps = 100000;
-    spec.train.decaySteps = 100000;
-    window.form()->setSpec(spec);
+    window.form()->setSpec(tinySpec(100000));
     QSignalSpy finished(window.controller(), &TrainingController::finished);
     window.startTraining();
     window.controller()->stop();  // while the worker is still building the model
