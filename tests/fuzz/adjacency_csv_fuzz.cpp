@@ -5,8 +5,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto dir = nope::fuzz::ownFolder() / "run-adjacency";
     std::filesystem::create_directories(dir);
-    std::ofstream(dir / "adjacency.csv", std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    nope::fuzz::writeInput("run-adjacency/adjacency.csv", nope::fuzz::asString(data, size));
     try {
         const nope::RunCurves curves = nope::readRunCurves(dir);
         for (const auto& series : curves.adjacency) {  // as the curves panel looks them up

@@ -10,8 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return true;
     }();
     (void)configured;
-    std::ofstream(dir / "metrics.csv", std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    nope::fuzz::writeInput("run/metrics.csv", nope::fuzz::asString(data, size));
     try {
         nope::readRunCurves(dir);
     } catch (const std::exception&) {
