@@ -7,11 +7,16 @@
 #   scripts/test.sh --sanitize tsan       the window's, the worker's and the sweep pool's tests
 #                                         built with ThreadSanitizer in build-tsan/
 #   --headless                            with --sanitize: without the window and its tests
+#   --torch-free                          with --sanitize asan: only the tests that need neither
+#                                         LibTorch nor the window (label torch-free: the value
+#                                         types, the sweep library, the fuzz corpora of the readers
+#                                         that load no tensors); what CI runs second (.ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=""
 headless=0
+torch_free=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --sanitize)
@@ -19,13 +24,21 @@ while [ $# -gt 0 ]; do
         shift 2 || { echo "test.sh: --sanitize needs asan or tsan" >&2; exit 2; }
         ;;
     --headless) headless=1; shift ;;
-    *) echo "test.sh: unknown argument '$1' (allowed: --sanitize asan|tsan, --headless)" >&2; exit 2 ;;
+    --torch-free) torch_free=1; shift ;;
+    *)
+        echo "test.sh: unknown argument '$1' (allowed: --sanitize asan|tsan, --headless, --torch-free)" >&2
+        exit 2
+        ;;
     esac
 done
 case "$sanitize" in
 "" | asan | tsan) ;;
 *) echo "test.sh: --sanitize: '$sanitize' is not a sanitizer (allowed: asan, tsan)" >&2; exit 2 ;;
 esac
+if [ "$torch_free" = 1 ] && [ "$sanitize" != asan ]; then
+    echo "test.sh: --torch-free goes with --sanitize asan" >&2
+    exit 2
+fi
 
 scripts/install-deps.sh
 jobs=${NOPESCOPE_JOBS:-$(nproc)}
@@ -38,8 +51,14 @@ if [ -z "$sanitize" ]; then
 fi
 
 gui=ON
-[ "$headless" = 1 ] && gui=OFF
+[ "$headless" = 1 ] || [ "$torch_free" = 1 ] && gui=OFF
 cmake --preset "$sanitize" -DNOPESCOPE_BUILD_GUI=$gui >/dev/null
+if [ "$torch_free" = 1 ]; then
+    # the tests labelled torch-free (tests/CMakeLists.txt, tests/fuzz/CMakeLists.txt)
+    cmake --build --preset asan -j "$jobs" --target torch_free_tests
+    ctest --preset asan -j "$jobs" -L torch-free
+    exit 0
+fi
 if [ "$sanitize" = asan ]; then
     cmake --build --preset asan -j "$jobs"
     # the format and layer checks are not about memory; everything else runs instrumented
@@ -53,7 +72,7 @@ fi
 targets=(test_training test_study)
 [ "$gui" = ON ] && targets+=(test_gui test_widgets)
 cmake --build --preset tsan -j "$jobs" --target "${targets[@]}"
-export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp second_deadlock_stack=1 halt_on_error=1"
+export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp second_deadlock_stack=1 halt_on_error=1 die_after_fork=0"
 export QT_QPA_PLATFORM=offscreen
 build-tsan/tests/test_training --gtest_filter='RunControl.*:Trainer.Stop*'
 build-tsan/tests/test_study --gtest_filter='Pool.*'

@@ -1,7 +1,5 @@
 #include "gui/ablation_job.h"
 
-#include <QMetaObject>
-
 #include <algorithm>
 
 #include "gui/form_model.h"
@@ -10,7 +8,7 @@
 
 namespace nope::gui {
 
-AblationJob::AblationJob(QObject* parent) : QObject(parent) {}
+AblationJob::AblationJob(QObject* parent) : QObject(parent), m_calls(new CallQueue(this)) {}
 
 AblationJob::~AblationJob() {
     m_cancel = true;
@@ -53,13 +51,13 @@ bool AblationJob::start(const RunSpec& spec, const AblationConfig& config, int s
             }
             AblationTable table = runAblations(*form.model, form.prompts.tokens, usable,
                                                form.prompts.padded, &m_cancel);
-            QMetaObject::invokeMethod(this, [this, table = std::move(table)] {
+            m_calls->post([this, table = std::move(table)] {
                 m_running = false;
                 Q_EMIT finished(table);
             });
         } catch (const std::exception& e) {
             const QString message = QString::fromStdString(nope::errorText(e));
-            QMetaObject::invokeMethod(this, [this, message] {
+            m_calls->post([this, message] {
                 m_running = false;
                 Q_EMIT failed(message);
             });

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <thread>
 
+#include "gui/call_queue.h"
 #include "mechanism/ablation.h"
 #include "run/run_spec.h"
 
@@ -33,6 +34,7 @@ Q_SIGNALS:
     void failed(const QString& message);
 
 private:
+    CallQueue* m_calls;  // the run's result, back on the window's thread
     std::thread m_thread;
     std::atomic<bool> m_cancel{false};
     bool m_running = false;

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <utility>
 
+#include "gui/call_queue.h"
 #include "gui/meta_types.h"
 #include "run/run_spec.h"
 #include "run/snapshot.h"
@@ -23,7 +24,9 @@ class RunReceiver : public QObject {
     Q_OBJECT
 
 public:
-    using QObject::QObject;
+    explicit RunReceiver(QObject* parent = nullptr)
+        : QObject(parent), m_calls(new CallQueue(this)) {}
+    CallQueue* calls() const { return m_calls; }
 
 Q_SIGNALS:
     void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin);
@@ -36,6 +39,9 @@ Q_SIGNALS:
     void probeProgress(int done, int total);
     void promptAnalysis(const nope::PromptAnalysis& analysis);
     void promptFailed(const QString& message);  // the prompt's problem, for beside its field
+
+private:
+    CallQueue* m_calls;
 };
 
 // Thread-safe: the worker sends from its thread, the controller closes from the window's.
@@ -86,8 +92,7 @@ private:
     void send(Deliver deliver) {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (RunReceiver* r = m_receiver) {
-            QMetaObject::invokeMethod(
-                r, [r, deliver = std::move(deliver)] { deliver(r); }, Qt::QueuedConnection);
+            r->calls()->post([r, deliver = std::move(deliver)] { deliver(r); });
         }
     }
 

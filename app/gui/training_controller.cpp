@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/training_worker.h"
+#include "util/tsan_annotations.h"
 
 namespace nope::gui {
 
@@ -23,6 +24,7 @@ TrainingController::TrainingController(QObject* parent)
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     // A run that was reset or replaced still ends on the thread: then it is free again.
     connect(m_worker, &TrainingWorker::runEnded, this, [this] {
+        happensAfter(m_worker);  // queued from the worker's thread
         if (m_state == State::Training || m_state == State::Paused) {
             setState(m_hasModel ? State::Ready : State::Empty);
         }
@@ -83,6 +85,7 @@ void TrainingController::newReceiver() {
 TrainingController::~TrainingController() {
     if (!shutdown(2000)) {
         m_thread.wait();  // the step in flight ends; destroying a running thread would abort
+        happensAfter(&m_thread);
     }
     m_channel->close();
 }
@@ -99,9 +102,7 @@ void TrainingController::initialize(const RunSpec& spec) {
         return;
     }
     beginNewModel();
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, spec, ch = m_channel] { w->initialize(spec, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post([w = m_worker, spec, ch = m_channel] { w->initialize(spec, ch); });
 }
 
 void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
@@ -109,8 +110,7 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
         return;
     }
     if (m_hasModel && m_modelStep == 0 && specKey(spec) != m_modelSpec) {
-        QMetaObject::invokeMethod(  // the form changed
-            m_worker, [w = m_worker] { w->reset(); }, Qt::QueuedConnection);
+        m_worker->calls()->post([w = m_worker] { w->reset(); });  // the form changed
         m_hasModel = false;
     }
     if (!m_hasModel) {
@@ -120,10 +120,8 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
     m_worker->clearStop();
     m_hasModel = true;
     setState(State::Training);
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker, spec, runFolder, ch = m_channel] { w->train(spec, runFolder, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post(
+        [w = m_worker, spec, runFolder, ch = m_channel] { w->train(spec, runFolder, ch); });
 }
 
 void TrainingController::pause() {
@@ -150,8 +148,7 @@ void TrainingController::stop() {
 void TrainingController::reset() {
     stop();
     newReceiver();  // whatever the old run still sends is dropped
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker] { w->reset(); }, Qt::QueuedConnection);
+    m_worker->calls()->post([w = m_worker] { w->reset(); });
     m_hasModel = false;
     m_modelStep = 0;
     if (m_state != State::Training && m_state != State::Paused) {
@@ -167,9 +164,7 @@ void TrainingController::saveCheckpoint(const QString& path) {
         }
         return;
     }
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, path, ch = m_channel] { w->saveCheckpoint(path, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post([w = m_worker, path, ch = m_channel] { w->saveCheckpoint(path, ch); });
 }
 
 void TrainingController::loadCheckpoint(const QString& path) {
@@ -178,9 +173,7 @@ void TrainingController::loadCheckpoint(const QString& path) {
     }
     newReceiver();
     setState(State::Busy);
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, path, ch = m_channel] { w->loadCheckpoint(path, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post([w = m_worker, path, ch = m_channel] { w->loadCheckpoint(path, ch); });
 }
 
 void TrainingController::openModel(const QString& path, const RunSpec& spec) {
@@ -188,9 +181,8 @@ void TrainingController::openModel(const QString& path, const RunSpec& spec) {
         return;
     }
     beginNewModel();
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, path, spec, ch = m_channel] { w->openModel(path, spec, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post(
+        [w = m_worker, path, spec, ch = m_channel] { w->openModel(path, spec, ch); });
 }
 
 void TrainingController::runProbes(const ProbeConfig& config) {
@@ -203,9 +195,7 @@ void TrainingController::runProbes(const ProbeConfig& config) {
     }
     m_worker->clearStop();
     setState(State::Busy);
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, config, ch = m_channel] { w->runProbes(config, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post([w = m_worker, config, ch = m_channel] { w->runProbes(config, ch); });
 }
 
 bool TrainingController::analyzePrompts(const std::vector<std::string>& prompts) {
@@ -215,9 +205,8 @@ bool TrainingController::analyzePrompts(const std::vector<std::string>& prompts)
     if (m_state != State::Ready) {
         return false;
     }
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, prompts, ch = m_channel] { w->analyzePrompts(prompts, ch); },
-        Qt::QueuedConnection);
+    m_worker->calls()->post(
+        [w = m_worker, prompts, ch = m_channel] { w->analyzePrompts(prompts, ch); });
     return true;
 }
 
@@ -227,10 +216,12 @@ bool TrainingController::shutdown(int milliseconds) {
     }
     m_worker->requestStop();
     m_worker->setPaused(false);
-    m_thread.quit();  // runs once the worker returns to its event loop
+    happensBefore(&m_thread);  // for the worker's destruction on its thread
+    m_thread.quit();           // runs once the worker returns to its event loop
     if (!m_thread.wait(QDeadlineTimer(milliseconds))) {
         return false;
     }
+    happensAfter(&m_thread);  // the worker's last accesses, on its thread
     // The worker's last signals are still queued and will never be needed: the run is over.
     setState(m_hasModel ? State::Ready : State::Empty);
     return true;

@@ -9,13 +9,19 @@
 #include "training/trainer.h"
 #include "util/error_text.h"
 #include "util/runtime.h"
+#include "util/tsan_annotations.h"
 
 namespace nope::gui {
 
 TrainingWorker::TrainingWorker(QObject* parent)
-    : QObject(parent), m_control(std::make_shared<RunControl>()) {}
+    : QObject(parent), m_calls(new CallQueue(this)), m_control(std::make_shared<RunControl>()) {}
 
-TrainingWorker::~TrainingWorker() = default;
+// Destroyed on its thread once the controller has stopped it (TrainingController::shutdown).
+TrainingWorker::~TrainingWorker() {
+    happensAfter(thread());  // what the controller did before stopping the thread
+    m_trainer.reset();
+    happensBefore(thread());  // for the controller, after its wait for the thread
+}
 
 void TrainingWorker::requestStop() {
     m_probeCancel = true;
@@ -79,6 +85,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         if (m_control->stopRequested()) {  // Stop was pressed while the model was being built
             m_control->clearStop();
             channel->finished(QString("stopped before the first step"), true);
+            happensBefore(this);
             Q_EMIT runEnded();
             return;
         }
@@ -105,6 +112,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         channel->finished(
             QString("Training failed: %1").arg(QString::fromStdString(nope::errorText(e))), false);
     }
+    happensBefore(this);
     Q_EMIT runEnded();
 }
 
@@ -197,7 +205,7 @@ void TrainingWorker::postBetweenSteps(std::function<void()> task) {
         m_control->post(std::move(task));  // run between two steps, or at once while paused
     } else {
         // the run has just ended (the window does not know yet): after it, on this thread
-        QMetaObject::invokeMethod(this, std::move(task), Qt::QueuedConnection);
+        m_calls->post(std::move(task));
     }
 }
 

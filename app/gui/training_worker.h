@@ -33,6 +33,9 @@ public:
     explicit TrainingWorker(QObject* parent = nullptr);
     ~TrainingWorker() override;
 
+    // Commands from the window's thread run here, in order (the controller posts them).
+    CallQueue* calls() const { return m_calls; }
+
     // Thread-safe; act between training steps (and between batches of an evaluation).
     void requestStop();
     void setPaused(bool paused);
@@ -85,6 +88,7 @@ private:
     void postBetweenSteps(std::function<void()> task);
     void setInRun(bool inRun);
 
+    CallQueue* m_calls;  // a child: on the worker's thread
     std::unique_ptr<Trainer> m_trainer;
     RunSpec m_spec;
     QString m_checkpointFolder;  // where a loaded checkpoint came from (its init analysis)
