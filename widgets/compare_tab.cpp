@@ -33,17 +33,27 @@ CompareTab::CompareTab(QWidget* parent)
 
 void CompareTab::load() {
     std::vector<ComparedRun> runs;
-    QStringList problems;
+    QStringList problems, rowsLeftOut;
     for (const RunSummary& run : m_browser->checkedRuns()) {
         try {
             runs.push_back({run, readRunCurves(run.dir)});
+            for (const auto& p : runs.back().curves.problems) {
+                rowsLeftOut << QString::fromStdString(p);
+            }
         } catch (const std::exception& e) {
             problems << QString::fromStdString(nope::errorText(e));
         }
     }
-    m_problem = problems.join("\n");
+    QStringList parts;
+    if (!problems.isEmpty()) {
+        parts << "Left out of the comparison: " + problems.join("\n");
+    }
+    if (!rowsLeftOut.isEmpty()) {
+        parts << "Compared without a row: " + rowsLeftOut.join("\n");
+    }
+    m_problem = parts.join("\n");
     if (!m_problem.isEmpty()) {
-        Q_EMIT problemFound("Left out of the comparison: " + m_problem);
+        Q_EMIT problemFound(m_problem);
     }
     std::vector<RunSummary> chosen;
     for (const auto& run : runs) {

@@ -35,12 +35,20 @@ std::string modifiedDate(const fs::path& file) {
     return text;
 }
 
-// Each reader leaves `curves` as it was when its file does not exist.
+// Each reader leaves `curves` as it was when its file does not exist, and notes in `curves` a
+// last line that was cut short (left out).
+void noteTornLine(const fs::path& file, const CsvTable& t, RunCurves& curves) {
+    if (!t.tornLastLine().empty()) {
+        curves.problems.push_back(file.string() + ": " + t.tornLastLine());
+    }
+}
+
 void readMetrics(const fs::path& file, RunCurves& curves) {
     if (!fs::exists(file)) {
         return;
     }
     const CsvTable t(file);
+    noteTornLine(file, t, curves);
     const size_t step = t.column("step"), train = t.column("train_loss");
     const size_t test = t.column("test_loss"), accuracy = t.column("accuracy");
     const bool evalColumn = t.hasColumn("eval_step");
@@ -72,6 +80,7 @@ void readAdjacency(const fs::path& file, RunCurves& curves) {
         return;
     }
     const CsvTable t(file);
+    noteTornLine(file, t, curves);
     const size_t step = t.column("step"), point = t.column("point"), layer = t.column("layer");
     const size_t mean = t.column("mean"), sd = t.column("std");
     std::map<std::pair<int, int>, ScoreSeries> series;
@@ -95,6 +104,7 @@ void readFinal(const fs::path& file, RunCurves& curves) {
         return;
     }
     const CsvTable t(file);
+    noteTornLine(file, t, curves);
     const size_t stage = t.column("stage"), point = t.column("point"), layer = t.column("layer");
     const size_t mean = t.column("adjacency_mean"), sd = t.column("adjacency_std");
     for (size_t i = 0; i < t.rows(); ++i) {

@@ -59,6 +59,8 @@ struct RunCurves {
     std::vector<double> evalAccuracy;    // its accuracy, percent
     std::vector<ScoreSeries> adjacency;  // per capture point and layer, from adjacency.csv
     std::vector<StageScore> final;       // final_scores.csv, empty until the run has ended
+    // Rows left out: a table's last line cut short ("<file>: line 7 is cut short ...").
+    std::vector<std::string> problems;
 
     // The series of a point and layer, or nullptr.
     const ScoreSeries* series(CapturePoint point, int layer) const;

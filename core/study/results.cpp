@@ -23,8 +23,18 @@ constexpr const char* kInitProbes = "probes/probes.csv";
 constexpr const char* kFinalScores = "final_scores.csv";  // RunFiles::kFinalScores
 constexpr const char* kMetrics = "metrics.csv";           // RunFiles::kMetrics
 
+// A run's table, whole: a last line cut short leaves the run out with the reason (its results
+// would be missing a row).
+CsvTable readWhole(const fs::path& file) {
+    CsvTable t(file);
+    if (!t.tornLastLine().empty()) {
+        t.fail(t.tornLastLine());
+    }
+    return t;
+}
+
 std::vector<ResultRow> readScores(const fs::path& file, const char* stageColumn) {
-    const CsvTable t(file);
+    const CsvTable t = readWhole(file);
     const size_t point = t.column("point"), layer = t.column("layer");
     const size_t mean = t.column("adjacency_mean"), sd = t.column("adjacency_std");
     const size_t stage = stageColumn ? t.column(stageColumn) : 0;
@@ -44,7 +54,7 @@ std::vector<ResultRow> readScores(const fs::path& file, const char* stageColumn)
 }
 
 void joinProbes(const fs::path& file, RunResult& run) {
-    const CsvTable t(file);
+    const CsvTable t = readWhole(file);
     const size_t point = t.column("point"), layer = t.column("layer");
     const size_t feature = t.column("feature"), r = t.column("pearson_r");
     const size_t nrmse = t.column("nrmse");
@@ -63,7 +73,7 @@ void joinProbes(const fs::path& file, RunResult& run) {
 }
 
 std::optional<double> bestAccuracy(const fs::path& file) {
-    const CsvTable t(file);
+    const CsvTable t = readWhole(file);
     const size_t accuracy = t.column("accuracy");
     std::optional<double> best;
     for (size_t i = 0; i < t.rows(); ++i) {

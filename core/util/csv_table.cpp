@@ -25,22 +25,34 @@ std::vector<std::string> splitFields(const std::string& text, char separator) {
 }
 
 CsvTable::CsvTable(const std::filesystem::path& file) : m_file(file) {
-    std::istringstream in(readFile(file));
+    const std::string content = readFile(file);
+    std::istringstream in(content);
     std::string line;
     if (!std::getline(in, line)) {
         fail("is empty");
     }
     m_header = splitFields(line, ',');
+    int number = 1;
     while (std::getline(in, line)) {
+        ++number;
         if (line.empty()) {
             continue;
         }
-        m_rows.push_back(splitFields(line, ','));
-        if (m_rows.back().size() != m_header.size()) {
-            fail("line " + std::to_string(m_rows.size() + 1) + " has " +
-                 std::to_string(m_rows.back().size()) + " cells, the header " +
-                 std::to_string(m_header.size()));
+        std::vector<std::string> row = splitFields(line, ',');
+        if (row.size() != m_header.size()) {
+            // A last line without its newline is a write cut short (a process stopped while it
+            // appended): left out and reported. Any other short or long line is damage.
+            const bool last = in.peek() == std::char_traits<char>::eof();
+            if (last && content.back() != '\n' && row.size() < m_header.size()) {
+                m_tornLastLine = "line " + std::to_string(number) + " is cut short (" +
+                                 std::to_string(row.size()) + " of " +
+                                 std::to_string(m_header.size()) + " cells) and is left out";
+                break;
+            }
+            fail("line " + std::to_string(number) + " has " + std::to_string(row.size()) +
+                 " cells, the header " + std::to_string(m_header.size()));
         }
+        m_rows.push_back(std::move(row));
     }
 }
 

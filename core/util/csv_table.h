@@ -14,8 +14,13 @@ std::vector<std::string> splitFields(const std::string& text, char separator);
 class CsvTable {
 public:
     // Reads the whole file. Throws std::runtime_error naming the file when it cannot be read, is
-    // empty, or a line has another number of cells than the header.
+    // empty, or a line has another number of cells than the header, except a last line that is
+    // cut short (fewer cells, no newline at the end): that one is left out and described by
+    // tornLastLine().
     explicit CsvTable(const std::filesystem::path& file);
+
+    // "line 7 is cut short (3 of 9 cells) and is left out", or empty.
+    const std::string& tornLastLine() const { return m_tornLastLine; }
 
     [[noreturn]] void fail(const std::string& what) const;
     size_t rows() const { return m_rows.size(); }
@@ -33,6 +38,7 @@ private:
     std::filesystem::path m_file;
     std::vector<std::string> m_header;
     std::vector<std::vector<std::string>> m_rows;
+    std::string m_tornLastLine;
 };
 
 }  // namespace nope

@@ -4,9 +4,12 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/test_folder.h"
+#include "run/run_catalog.h"
 #include "run/run_folder.h"
 #include "run/snapshot_history.h"
 #include "run/snapshot_io.h"
+#include "util/csv_table.h"
 #include "util/files.h"
 
 namespace nope {
@@ -119,6 +122,58 @@ ProbeReport probesNamed(double seconds) {
     r.seconds = seconds;
     r.results.push_back(ProbeResult{});
     return r;
+}
+
+// A table whose last line was cut short by a stopped writer (another program's, or an older
+// version's that appended) is read without that line, which is named; a short line anywhere else,
+// or a short last line that has its newline, is damage.
+TEST(RunFolder, ATornLastLineIsLeftOutAndNamed) {
+    test::TestFolder folder("nopescope-torn");
+    const fs::path dir = folder.path() / "run";
+    {
+        RunWriter writer(dir);
+        writer.writeConfig({{"task", "addition"}});
+        for (int step : {0, 10, 20}) {
+            writer.add(sample(step));
+        }
+    }
+    const std::string metrics = readFile(dir / "metrics.csv");
+    ASSERT_EQ(readRunCurves(dir).steps.size(), 3u);
+    EXPECT_TRUE(readRunCurves(dir).problems.empty());
+
+    // the last row cut after its third cell, without a newline
+    const size_t lastRow = metrics.rfind('\n', metrics.size() - 2) + 1;
+    const size_t cut = metrics.find(',', metrics.find(',', metrics.find(',', lastRow) + 1) + 1);
+    writeFileAtomic(dir / "metrics.csv", metrics.substr(0, cut));
+    const RunCurves curves = readRunCurves(dir);
+    EXPECT_EQ(curves.steps, (std::vector<int>{0, 10}));
+    ASSERT_EQ(curves.problems.size(), 1u);
+    EXPECT_NE(curves.problems[0].find("metrics.csv: line 4 is cut short (3 of "), std::string::npos)
+        << curves.problems[0];
+    EXPECT_EQ(CsvTable(dir / "metrics.csv").rows(), 2u);
+
+    // the same short row with its newline, or in the middle: the table is damaged, named
+    writeFileAtomic(dir / "metrics.csv", metrics.substr(0, cut) + "\n");
+    try {
+        readRunCurves(dir);
+        ADD_FAILURE() << "a short last line with its newline was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("metrics.csv: line 4 has 3 cells"), std::string::npos)
+            << e.what();
+    }
+    const size_t secondRow = metrics.find('\n') + 1;
+    writeFileAtomic(dir / "metrics.csv",
+                    metrics.substr(0, secondRow) + "0,1\n" + metrics.substr(secondRow));
+    EXPECT_THROW(readRunCurves(dir), std::runtime_error);
+    // a cut-short adjacency.csv too
+    writeFileAtomic(dir / "metrics.csv", metrics);
+    const std::string adjacency = readFile(dir / "adjacency.csv");
+    writeFileAtomic(dir / "adjacency.csv", adjacency.substr(0, adjacency.size() - 10));
+    const RunCurves shorter = readRunCurves(dir);
+    ASSERT_EQ(shorter.adjacency.size(), 1u);
+    EXPECT_EQ(shorter.adjacency[0].steps, (std::vector<int>{0, 10}));
+    ASSERT_EQ(shorter.problems.size(), 1u);
+    EXPECT_NE(shorter.problems[0].find("adjacency.csv: line 4 is cut short"), std::string::npos);
 }
 
 TEST(SnapshotHistory, KeepsStepOrderAndReplacesAStepsSnapshot) {

@@ -156,6 +156,24 @@ TEST_F(CompareTabTest, SideBySideShowsTheDifference) {
     }
 }
 
+// A metrics.csv whose last line a stopped writer cut short: the run is compared without that row,
+// and the tab says which row of which file is missing.
+TEST_F(CompareTabTest, ATornLastLineIsNamedAndTheRunIsCompared) {
+    const fs::path metrics = m_root / "run-a" / RunFiles::kMetrics;
+    const std::string whole = readFile(metrics);
+    writeFileAtomic(metrics, whole.substr(0, whole.rfind("100,1.0,1.1,") + 10));
+    ui::CompareTab tab;
+    tab.browser()->setRoot(QString::fromStdString(m_root.string()));
+    for (int r = 0; r < 2; ++r) {
+        tab.browser()->setChecked(r, true);
+    }
+    EXPECT_EQ(tab.curves()->accuracyPlot()->graphCount(), 2);  // both runs are compared
+    EXPECT_TRUE(tab.problem().startsWith("Compared without a row: "))
+        << tab.problem().toStdString();
+    EXPECT_TRUE(tab.problem().contains("metrics.csv: line 4 is cut short (3 of 8 cells)"))
+        << tab.problem().toStdString();
+}
+
 TEST_F(CompareTabTest, DamagedRunIsListedNotFatal) {
     writeFileAtomic(m_root / "run-b" / RunFiles::kConfig, "{ not json");
     ui::CompareTab tab;
