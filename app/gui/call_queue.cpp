@@ -10,7 +10,9 @@ void CallQueue::post(std::function<void()> call) {
         m_calls.push_back(std::move(call));
     }
     // By name: the event is made inside Qt, and carries nothing of the caller's.
-    QMetaObject::invokeMethod(this, "runNext", Qt::QueuedConnection);
+    [[maybe_unused]] const bool queued =
+        QMetaObject::invokeMethod(this, "runNext", Qt::QueuedConnection);
+    Q_ASSERT(queued);  // runNext is found by name: a renamed slot would leave calls waiting
 }
 
 void CallQueue::runNext() {

@@ -13,27 +13,20 @@
 #endif
 #endif
 
+namespace nope {
+
 #ifdef NOPESCOPE_TSAN
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
-#endif
-
-namespace nope {
-
 inline void happensBefore(const void* key) {
-#ifdef NOPESCOPE_TSAN
     __tsan_release(const_cast<void*>(key));
-#else
-    (void)key;
-#endif
 }
-
 inline void happensAfter(const void* key) {
-#ifdef NOPESCOPE_TSAN
     __tsan_acquire(const_cast<void*>(key));
-#else
-    (void)key;
-#endif
 }
+#else
+inline void happensBefore(const void*) {}
+inline void happensAfter(const void*) {}
+#endif
 
 }  // namespace nope
