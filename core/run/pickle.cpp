@@ -98,6 +98,7 @@ private:
     std::vector<Ptr> popToMark();
     std::vector<Ptr> popItems(size_t n);
     Ptr memo(uint64_t index) const;
+    void put(uint64_t index);
     void addItems(const Ptr& target, std::vector<Ptr> items, bool pairs);
     Ptr call(const Ptr& callable, const Ptr& args);
     bool literal(uint8_t op);
@@ -222,6 +223,17 @@ bool holds(const Ptr& from, const PickleValue* target) {
 // APPEND(S) and SETITEM(S). Items added to an opaque object are its business: dropped. A container
 // put inside itself (a damaged file can ask for it through the memo) is refused: no state dict
 // holds itself, and the cycle would keep the values alive forever.
+// A pickler numbers its memo from 0 with one PUT of at least two bytes each, so an index beyond the
+// stream's length is a damaged one; refused here because LibTorch's reader allocates that many
+// memo slots before it reads on (training/checkpoint.h checks its archives with this reader).
+void Interpreter::put(uint64_t index) {
+    if (index > m_bytes.size()) {
+        fail("memo index " + std::to_string(index) + " is beyond what a stream of " +
+             std::to_string(m_bytes.size()) + " bytes can number");
+    }
+    m_memo[index] = top();
+}
+
 void Interpreter::addItems(const Ptr& target, std::vector<Ptr> items, bool pairs) {
     if (target->kind == Kind::Object) {
         return;
@@ -400,10 +412,10 @@ Ptr Interpreter::run() {
                 break;
             }
             case kBinPut:
-                m_memo[byte()] = top();
+                put(byte());
                 break;
             case kLongBinPut:
-                m_memo[little<uint32_t>()] = top();
+                put(little<uint32_t>());
                 break;
             case kMemoize:
                 m_memo[m_memo.size()] = top();

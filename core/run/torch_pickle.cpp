@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 
+#include "util/zip_directory.h"
+
 namespace nope {
 
 namespace fs = std::filesystem;
@@ -204,6 +206,27 @@ bool isTorchScriptArchive(const fs::path& path) {
         return zip.hasRecord("constants.pkl");
     } catch (const std::exception&) {
         return false;
+    }
+}
+
+void checkTorchArchive(std::string_view archive) {
+    const PickleHooks anyStorage{
+        nullptr, [](const PickleValue&) { return std::make_shared<PickleValue>(); }};
+    for (const ZipRecord& record : readZipDirectory(archive)) {
+        const bool pickle =
+            record.name.size() >= 3 &&
+            record.name.compare(record.name.size() - 3, 3, "pkl") == 0;  // .pkl, .debug_pkl
+        if (pickle && record.method != 0) {
+            throw std::runtime_error("record " + record.name +
+                                     " is compressed (LibTorch stores its pickles uncompressed)");
+        }
+        if (pickle) {
+            try {
+                readPickle(storedRecordBytes(archive, record), anyStorage);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(record.name + ": " + e.what());
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include "run/pickle.h"
 
@@ -24,5 +25,14 @@ PickledFile readPickledFile(const std::filesystem::path& path);
 // True for a zip archive that holds TorchScript constants (torch::save, torch.jit.save), false for
 // anything else, readable or not.
 bool isTorchScriptArchive(const std::filesystem::path& path);
+
+// Checks an archive held in memory before LibTorch reads it: LibTorch's reader allocates whatever a
+// damaged length asks for (a record's declared size, a memo index, a string's length) before it
+// finds out that the bytes are not there. Every record must lie inside the archive and declare no
+// more bytes than it can hold, and every pickle in it (data.pkl, constants.pkl, the code's
+// debug_pkl) must be stored uncompressed, as LibTorch writes them, and read with run/pickle.h,
+// which checks each length against the bytes left. Throws std::runtime_error naming the record and
+// what is wrong.
+void checkTorchArchive(std::string_view archive);
 
 }  // namespace nope

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "run/torch_pickle.h"
 #include "util/files.h"
 #include "util/zip_seal.h"
 
@@ -45,6 +46,7 @@ void openArchive(const fs::path& path, torch::serialize::InputArchive& archive) 
                               "file was changed after it was written); not loaded");
     }
     try {
+        checkTorchArchive(bytes);
         archive.load_from(bytes.data(), bytes.size());
     } catch (const std::exception& e) {
         throw checkpointError(path,

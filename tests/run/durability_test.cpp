@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 
@@ -16,6 +17,7 @@
 #include "training/checkpoint.h"
 #include "util/error_text.h"
 #include "util/files.h"
+#include "util/zip_directory.h"
 #include "util/zip_seal.h"
 
 namespace nope {
@@ -114,6 +116,35 @@ TEST(Checkpoint, AFileWithoutItsChecksumIsRejected) {
         ADD_FAILURE() << "accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("damaged checkpoint"), std::string::npos) << e.what();
+    }
+}
+
+// The fuzzer's finding: a sealed checkpoint whose data.pkl asks LibTorch's reader for 268 million
+// memo slots (4 GB allocated before it reads on). The project's own pickle reader refuses the
+// index first, and the file is reported as unreadable.
+TEST(Checkpoint, ADamagedPickleLengthIsRefusedBeforeLibTorchReadsIt) {
+    test::TestFolder folder("durability");
+    std::string bytes = smallCheckpoint(folder.path() / "good.pt");
+    bytes.resize(bytes.size() - 24);  // the seal off, and the comment's length with it
+    bytes[bytes.size() - 2] = bytes[bytes.size() - 1] = 0;
+    const std::vector<ZipRecord> records = readZipDirectory(bytes);
+    const auto pickle = std::find_if(records.begin(), records.end(), [](const ZipRecord& r) {
+        return r.name.size() > 9 && r.name.compare(r.name.size() - 9, 9, "/data.pkl") == 0;
+    });
+    ASSERT_NE(pickle, records.end());
+    const size_t put = bytes.find(std::string("q\x00", 2), pickle->dataOffset);  // the first PUT
+    ASSERT_LT(put, pickle->dataOffset + 64);
+    bytes.replace(put, 5, std::string("r\x00\x00\x00\x10", 5));  // LONG_BINPUT 0x10000000
+    const fs::path damaged = folder.path() / "damaged.pt";
+    writeBytes(damaged, sealZipArchive(bytes));
+    try {
+        readCheckpointState(damaged);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("not a readable checkpoint"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("memo index 268435456 is beyond"), std::string::npos)
+            << e.what();
     }
 }
 
