@@ -9,6 +9,8 @@ packages=(
     cmake g++ make clang-format
     # science: LibTorch (CPU) with an optimized BLAS and oneDNN's GEMM
     libtorch-dev libopenblas0-openmp libdnnl-dev nlohmann-json3-dev zlib1g-dev
+    # data-parallel training: the headers of Gloo, the collective library LibTorch links
+    libgloo-dev
     # desktop: Qt 6 Widgets and QCustomPlot
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 fonts-dejavu-core
     # tests

@@ -11,6 +11,7 @@
 #include "cli/model_flags.h"
 #include "cli/train_flags.h"
 #include "run/run_folder.h"
+#include "training/data_parallel.h"
 #include "training/presets.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
@@ -26,6 +27,10 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<RunControl*> g_running{nullptr};
+
+// How long a rank waits for the others: at the rendezvous, and at each step while rank 0
+// evaluates, snapshots and probes.
+constexpr std::chrono::minutes kGroupTimeout{30};
 
 void onInterrupt(int) {
     if (RunControl* control = g_running.load()) {
@@ -90,14 +95,35 @@ struct RunPlan {
     std::string preset;
     bool resumed = false;
     bool checkOnly = false;  // --check: everything parsed and checked, the trainer built; no run
+    bool distributed = false;
+    std::optional<Rendezvous> rendezvous;  // --distributed: this process's place in the group
+    bool writes() const { return !rendezvous || rendezvous->rank == 0; }  // the run folder
 };
 
-// Parses `train --resume DIR [--steps N] [--threads N]`.
+constexpr const char* kDistributedHelp =
+    "train one model on the processes of a torchrun-style launch (MASTER_ADDR, MASTER_PORT, "
+    "RANK, WORLD_SIZE, LOCAL_RANK; scripts/launch-local.sh, srun): each trains on its share of "
+    "every batch, rank 0 evaluates and writes the run folder";
+
+// --distributed: this process's place in the group, from the launcher's environment.
+std::optional<int> joinGroup(RunPlan& plan) {
+    if (!plan.distributed) {
+        return std::nullopt;
+    }
+    RendezvousOrError found = rendezvousFromEnvironment();
+    if (!found.rendezvous) {
+        return usageError("train", "--distributed: " + found.error);
+    }
+    plan.rendezvous = found.rendezvous;
+    return std::nullopt;
+}
+
+// Parses `train --resume DIR [--steps N] [--threads N] [--distributed]`.
 std::optional<int> planResume(const Args& args, RunPlan& plan) {
     std::string dir;
     int steps = 0;
     int threads = -1;
-    FlagSet flags("nopescope-cli train --resume DIR [--steps N] [--threads N]",
+    FlagSet flags("nopescope-cli train --resume DIR [--steps N] [--threads N] [--distributed]",
                   "Continues the run saved in DIR (its checkpoint.pt), appending to its files.");
     flags.addString("resume", &dir, "run folder written by nopescope-cli train", "DIR");
     flags.addInt("steps", &steps,
@@ -106,16 +132,19 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
                  1, 10000000);
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
+    flags.addSwitch("distributed", &plan.distributed, kDistributedHelp);
     if (auto error = flags.parse(args)) {
-        return usageError("train",
-                          *error + (error->find("unknown flag") == 0
-                                        ? "; with --resume only --steps, --threads and --check "
-                                          "apply"
-                                        : ""));
+        return usageError("train", *error + (error->find("unknown flag") == 0
+                                                 ? "; with --resume only --steps, --threads, "
+                                                   "--distributed and --check apply"
+                                                 : ""));
     }
     if (flags.helpRequested()) {
         std::cout << flags.help();
         return kExitOk;
+    }
+    if (auto exit = joinGroup(plan)) {
+        return *exit;
     }
     const auto checkpoint = resumableCheckpoint(dir);
     if (checkpoint) {
@@ -167,7 +196,8 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     TrainFlags trainFlags(&spec, args);
     FlagSet flags(
         "nopescope-cli train --task T [--preset quick|paper] [model, init and training flags] "
-        "[--out DIR]\n       nopescope-cli train --resume DIR [--steps N] [--threads N]",
+        "[--out DIR] [--distributed]\n       nopescope-cli train --resume DIR [--steps N] "
+        "[--threads N] [--distributed]",
         "Trains a NoPE model on the task. Prints a progress line per evaluation and, at the end,\n"
         "the adjacency score of each layer at init and trained. Writes config.json, metrics.csv,\n"
         "adjacency.csv, snapshots/, final_scores.csv, checkpoint.pt, best.pt and weights.pt into\n"
@@ -184,6 +214,7 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "DIR");
     flags.addString("resume", &out, "continue the run in DIR (see the second usage line)", "DIR");
     flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
+    flags.addSwitch("distributed", &plan.distributed, kDistributedHelp);
     if (auto error = flags.parse(args)) {
         return usageError("train", *error);
     }
@@ -206,13 +237,20 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     if (const auto error = trainingMemoryError(RunSpec{*parseTask(task), model, train})) {
         return usageError("train", describe(*error));
     }
-    if (out.empty()) {
+    if (auto exit = joinGroup(plan)) {
+        return *exit;
+    }
+    if (out.empty() && !plan.writes()) {
+        out = "(rank 0's)";
+    } else if (out.empty()) {
         out = newRunFolder("cli", task, presetName).string();
     }
-    if (fs::exists(out) && !fs::is_directory(out)) {
+    if (!plan.writes()) {
+        // rank 0 checks and writes the folder
+    } else if (fs::exists(out) && !fs::is_directory(out)) {
         return usageError("train", "--out: '" + out + "' is a file (allowed: a folder)");
     }
-    if (holdsRun(out)) {
+    if (plan.writes() && holdsRun(out)) {
         return usageError("train", "--out: '" + out +
                                        "' already holds a run (allowed: a new folder; or "
                                        "continue it with --resume " +
@@ -226,6 +264,39 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     plan.out = out;
     plan.preset = presetName;
     return std::nullopt;
+}
+
+// A rank joins the group (rank 0 waits for all) and takes rank 0's weights.
+std::optional<int> startGroup(const Rendezvous& r, Trainer& trainer) {
+    std::shared_ptr<DataParallel> group;
+    try {
+        group = std::make_shared<DataParallel>(r, kGroupTimeout);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nopescope-cli train: %s\n", e.what());
+        return kExitFailure;
+    }
+    try {
+        trainer.setDataParallel(group);
+    } catch (const std::invalid_argument& e) {
+        return usageError("train", e.what());
+    }
+    return std::nullopt;
+}
+
+// Ranks other than 0 train their share and write nothing; they end when rank 0 does.
+int runFollower(const Rendezvous& r, Trainer& trainer) {
+    std::printf(
+        "rank %d of %d: training its share of every batch; rank 0 evaluates and writes "
+        "the run folder\n",
+        r.rank, r.worldSize);
+    std::fflush(stdout);
+    g_running = &trainer.control();
+    std::signal(SIGINT, onInterrupt);
+    const TrainOutcome outcome = trainer.run(TrainerCallbacks{});
+    g_running = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+    std::printf("rank %d: %s\n", r.rank, outcome.message.c_str());
+    return outcome.reason == StopReason::NonFinite ? kExitFailure : kExitOk;
 }
 
 }  // namespace
@@ -242,12 +313,23 @@ int runTrain(const Args& args) {
         return kExitOk;
     }
     Trainer& trainer = *plan.trainer;
+    if (plan.rendezvous) {
+        if (auto exit = startGroup(*plan.rendezvous, trainer)) {
+            return *exit;
+        }
+        if (!plan.writes()) {
+            return runFollower(*plan.rendezvous, trainer);
+        }
+    }
     nlohmann::json config = trainer.configJson();
     if (plan.resumed) {
         config = readRunConfig(plan.out);
         config["train"]["steps"] = trainer.trainConfig().steps;
     } else {
         config["preset"] = plan.preset;
+    }
+    if (plan.rendezvous) {
+        config["world_size"] = plan.rendezvous->worldSize;
     }
     RunRecorder recorder(trainer, plan.out, config, plan.resumed);
 
@@ -261,6 +343,11 @@ int runTrain(const Args& args) {
         toString(m.positional).c_str(), toString(m.attention).c_str(),
         toString(t.objective).c_str(), toString(t.precision).c_str(), t.batchSize, t.learningRate,
         t.steps, plan.out.c_str());
+    if (plan.rendezvous) {
+        std::printf("data parallel: %d processes, each trains on %d of the batch's %d rows\n\n",
+                    plan.rendezvous->worldSize, t.batchSize / plan.rendezvous->worldSize,
+                    t.batchSize);
+    }
 
     TrainerCallbacks print;
     print.evaluated = [](const Snapshot& progress, bool best) { printProgress(progress, best); };

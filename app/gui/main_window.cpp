@@ -111,6 +111,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildLayout();
     m_redrawTimer.setSingleShot(true);  // at most 10 redraws a second, whatever the snapshot rate
+    m_followTimer.setInterval(kFollowIntervalMs);
+    connect(&m_followTimer, &QTimer::timeout, this, &MainWindow::followRun);
     buildMenus();
     connectParts();
     updateControls();
@@ -136,6 +138,7 @@ bool MainWindow::startFresh() {
     }
     m_banner->hide();
     m_runFolder.clear();
+    stopFollowing();
     resetHistory({});
     return true;
 }
@@ -165,6 +168,7 @@ void MainWindow::startTraining() {
                 .string());
     }
     m_followLatest = true;
+    stopFollowing();
     m_controller->train(m_form->spec(), m_runFolder);
 }
 
@@ -343,37 +347,6 @@ void MainWindow::styleBanner() {
 
 QStringList MainWindow::exportAll(const QString& dir, double scale) {
     return m_exportMenu->exportAll(dir, scale);
-}
-
-void MainWindow::openRunFolder(const QString& dir) {
-    try {
-        RunFolder run = readRunFolder(dir.toStdString());
-        const RunSpec spec = runSpecFromJson(run.config);
-        m_controller->reset();
-        m_form->setSpec(spec);
-        m_runFolder.clear();
-        m_banner->hide();
-        resetHistory(std::move(run.snapshots));
-        if (!m_history.empty()) {
-            m_controls->showProgress(m_history.back());
-        }
-        statusBar()->showMessage(
-            QString("browsing %1: %2 snapshots").arg(dir).arg(m_history.size()));
-        if (!run.damaged.empty()) {
-            QStringList files;
-            for (const auto& d : run.damaged) {
-                files << QString::fromStdString(nope::withoutBacktrace(d));
-            }
-            showProblem(QString("%1 of the run's snapshot files cannot be read and are left out "
-                                "(the other %2 are shown):\n%3")
-                            .arg(run.damaged.size())
-                            .arg(m_history.size())
-                            .arg(files.join('\n')));
-        }
-    } catch (const std::exception& e) {
-        showProblem(QString("Cannot open the run folder: %1")
-                        .arg(QString::fromStdString(nope::errorText(e))));
-    }
 }
 
 void MainWindow::openModel(const QString& path) {

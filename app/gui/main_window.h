@@ -40,6 +40,10 @@ class RunControls;
 class ScoreTable;
 }  // namespace nope::ui
 
+namespace nope {
+class SnapshotFollower;
+}
+
 namespace nope::gui {
 
 class AblationJob;
@@ -89,7 +93,12 @@ public:
 
     // Writes every figure, table and the config into `dir`; returns the problems, if any.
     QStringList exportAll(const QString& dir, double scale);
+    // Opens a run folder and follows it: snapshots that its writer (a training process, rank 0
+    // of a distributed run) adds later appear as they are written, until another model or run
+    // replaces it (window_follow.cpp).
     void openRunFolder(const QString& dir);
+    bool following() const { return m_follower != nullptr; }
+    static constexpr int kFollowIntervalMs = 2000;
     // Loads any saved model (checkpoint, weights.pt, run folder, nanoGPT ckpt.pt) for analysis
     // and probes on the form's task.
     void openModel(const QString& path);
@@ -127,6 +136,9 @@ private:
     bool startFresh();
     void connectParts();
     void addSnapshot(const Snapshot& snapshot);
+    void followRun();  // one look for new snapshot files of the opened run folder
+    void stopFollowing();
+    void showDamagedSnapshots(const std::vector<std::string>& damaged);
     void resetHistory(std::vector<Snapshot> history);
     void scheduleRedraw();
     void redraw();
@@ -171,6 +183,9 @@ private:
     bool m_firstRun = false;  // the start-up Initialize: its status line is the hint
     int m_redraws = 0;
     QString m_runFolder;
+    QString m_followed;  // the run folder followed, when m_follower is set
+    std::unique_ptr<SnapshotFollower> m_follower;
+    QTimer m_followTimer;
     bool m_forcedExitAllowed = true;
 };
 

@@ -108,6 +108,9 @@ std::optional<fs::path> modelFileOfRun(const fs::path& dir) {
 
 nlohmann::json readRunConfig(const fs::path& dir) {
     const fs::path path = dir / RunFiles::kConfig;
+    if (!fs::exists(path)) {
+        throw std::runtime_error(dir.string() + " is not a run folder (it has no config.json)");
+    }
     try {
         return nlohmann::json::parse(readFile(path));
     } catch (const nlohmann::json::exception& e) {
@@ -227,35 +230,34 @@ void RunWriter::writeFinalScores(const Analysis& init, const Analysis& trained) 
     writeFileAtomic(m_dir / RunFiles::kFinalScores, out);
 }
 
-RunFolder readRunFolder(const fs::path& dir) {
-    RunFolder run;
-    const fs::path configPath = dir / RunFiles::kConfig;
-    if (!fs::exists(configPath)) {
-        throw std::runtime_error(dir.string() + " is not a run folder (it has no config.json)");
-    }
-    try {
-        run.config = nlohmann::json::parse(readFile(configPath));
-    } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error(configPath.string() + ": not valid JSON: " + e.what());
-    }
+std::vector<Snapshot> SnapshotFollower::poll(std::vector<std::string>& damaged) {
     std::vector<fs::path> files;
-    if (fs::exists(dir / RunFiles::kSnapshots)) {
-        for (const auto& entry : fs::directory_iterator(dir / RunFiles::kSnapshots)) {
-            if (entry.path().extension() == ".json") {
-                files.push_back(entry.path());
-            }
+    std::error_code error;  // a folder without snapshots/ yet, or one gone: nothing new
+    for (fs::directory_iterator it(m_dir / RunFiles::kSnapshots, error), end; !error && it != end;
+         it.increment(error)) {
+        if (it->path().extension() == ".json" && !m_seen.count(it->path().filename().string())) {
+            files.push_back(it->path());
         }
     }
     std::sort(files.begin(), files.end());
+    std::vector<Snapshot> snapshots;
     for (const auto& file : files) {
+        m_seen.insert(file.filename().string());
         try {
-            run.snapshots.push_back(snapshotFromJson(nlohmann::json::parse(readFile(file))));
+            snapshots.push_back(snapshotFromJson(nlohmann::json::parse(readFile(file))));
         } catch (const std::exception& e) {
-            run.damaged.push_back(file.string() + ": damaged snapshot: " + e.what());
+            damaged.push_back(file.string() + ": damaged snapshot: " + e.what());
         }
     }
-    std::sort(run.snapshots.begin(), run.snapshots.end(),
+    std::sort(snapshots.begin(), snapshots.end(),
               [](const Snapshot& a, const Snapshot& b) { return a.step < b.step; });
+    return snapshots;
+}
+
+RunFolder readRunFolder(const fs::path& dir) {
+    RunFolder run;
+    run.config = readRunConfig(dir);
+    run.snapshots = SnapshotFollower(dir).poll(run.damaged);
     return run;
 }
 

@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,5 +104,23 @@ struct RunFolder {
 // Reads config.json and every snapshot that can be read. Throws std::runtime_error naming the
 // file when the folder is not a run or its config.json is not JSON.
 RunFolder readRunFolder(const std::filesystem::path& dir);
+
+// The snapshots of a run folder that another process is still writing (a training run, rank 0
+// of a distributed one): each poll reads the snapshot files that appeared since the last one.
+// Snapshot files are written whole and renamed into place, so a file that is there is complete.
+class SnapshotFollower {
+public:
+    explicit SnapshotFollower(std::filesystem::path dir) : m_dir(std::move(dir)) {}
+
+    // The snapshots of the files not read before (all of them the first time), by step; a file
+    // that cannot be read is named in `damaged` ("<file>: damaged snapshot: <why>") and not
+    // tried again.
+    std::vector<Snapshot> poll(std::vector<std::string>& damaged);
+    size_t filesSeen() const { return m_seen.size(); }
+
+private:
+    std::filesystem::path m_dir;
+    std::set<std::string> m_seen;
+};
 
 }  // namespace nope

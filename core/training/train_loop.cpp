@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "training/data_parallel.h"
 #include "training/lr_schedule.h"
 #include "training/trainer.h"
 #include "util/format.h"
@@ -37,6 +38,9 @@ struct Window {
 };
 
 }  // namespace
+
+// What rank 0 decides after a step, for every rank.
+enum class Trainer::Verdict : int { Go = 0, Reached = 1, OutOfTime = 2, Stopped = 3 };
 
 struct Trainer::Loop {
     const TrainerCallbacks& callbacks;
@@ -72,62 +76,92 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
                            fixed(m_trainConfig.stopAccuracy, 1) + "% at step " +
                            std::to_string(m_step.load()));
     }
-    // (0) The model at initialization.
+    // (0) The model at initialization. Under data parallelism rank 0 alone evaluates and
+    // snapshots, and its verdict is every rank's.
+    const bool lead = !m_parallel || m_parallel->lead();
     if (m_step == 0) {
-        if (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false)) {
+        Verdict verdict = Verdict::Go;
+        if (lead && (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false))) {
+            verdict = Verdict::Stopped;
+        }
+        if (m_parallel) {
+            verdict = static_cast<Verdict>(m_parallel->broadcastFromLead(int(verdict)));
+        }
+        if (verdict == Verdict::Stopped) {
             return stopped();
         }
         loop.stepEnded(0);
     }
     while (m_step < m_trainConfig.steps) {
-        // (1) Between steps.
-        if (!m_control->proceed()) {
+        // (1) Between steps; a stop on any rank stops them all.
+        bool stop = !m_control->proceed();
+        if (m_parallel) {
+            stop = m_parallel->sum({stop ? 1.0 : 0.0}).front() > 0;
+        }
+        if (stop) {
             return stopped();
         }
         // (2) One optimizer step.
         if (auto failed = stepPhase(loop)) {
             return *failed;
         }
-        // (3) Evaluation, and the stops it decides.
-        const bool last = m_step == m_trainConfig.steps;
-        bool reached = false;
-        loop.best = false;
-        if (m_step % m_trainConfig.evalEvery == 0 || last) {
-            if (!evaluatePhase(loop)) {
-                return stopped();
-            }
-            reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
+        // (3) and (4)
+        Verdict verdict = lead ? evaluateAndSnapshot(loop) : Verdict::Go;
+        if (m_parallel) {
+            verdict = static_cast<Verdict>(m_parallel->broadcastFromLead(int(verdict)));
         }
-        const bool outOfTime = m_trainConfig.timeLimitMinutes > 0 &&
-                               loop.elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
-        if (outOfTime && !reached && !last && m_lastEval.step != m_step) {
-            if (!evaluatePhase(loop)) {
-                return stopped();
-            }
-            reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
-        }
-        // (4) A snapshot; a new best always gets one, so that the best checkpoint can be browsed.
-        const bool final = last || reached || outOfTime;
-        if (m_step % m_trainConfig.snapshotEvery == 0 || final || loop.best) {
-            if (!snapshotPhase(loop, final)) {
-                return stopped();
-            }
+        if (verdict == Verdict::Stopped) {
+            return stopped();
         }
         loop.stepEnded(m_step);
         // (5) The end of the run.
-        if (reached) {
+        const std::string at = " at step " + std::to_string(m_step.load());
+        if (verdict == Verdict::Reached) {
             return outcome(StopReason::ReachedAccuracy,
-                           "test accuracy " + fixed(m_lastEval.accuracy, 2) + "% passed " +
-                               fixed(m_trainConfig.stopAccuracy, 1) + "% at step " +
-                               std::to_string(m_step.load()));
+                           lead ? "test accuracy " + fixed(m_lastEval.accuracy, 2) + "% passed " +
+                                      fixed(m_trainConfig.stopAccuracy, 1) + "%" + at
+                                : "rank 0's test accuracy passed " +
+                                      fixed(m_trainConfig.stopAccuracy, 1) + "%" + at);
         }
-        if (outOfTime && !last) {
-            return outcome(StopReason::TimeLimit,
-                           "time limit of " + fixed(m_trainConfig.timeLimitMinutes, 1) +
-                               " minutes reached at step " + std::to_string(m_step.load()));
+        if (verdict == Verdict::OutOfTime) {
+            return outcome(StopReason::TimeLimit, "time limit of " +
+                                                      fixed(m_trainConfig.timeLimitMinutes, 1) +
+                                                      " minutes reached" + at);
         }
     }
     return outcome(StopReason::Completed, "completed " + std::to_string(m_step.load()) + " steps");
+}
+
+// (3) Evaluation and the stops it decides, then (4) a snapshot; a new best always gets one, so
+// that the best checkpoint can be browsed.
+Trainer::Verdict Trainer::evaluateAndSnapshot(Loop& loop) {
+    const bool last = m_step == m_trainConfig.steps;
+    bool reached = false;
+    loop.best = false;
+    if (m_step % m_trainConfig.evalEvery == 0 || last) {
+        if (!evaluatePhase(loop)) {
+            return Verdict::Stopped;
+        }
+        reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
+    }
+    const bool outOfTime = m_trainConfig.timeLimitMinutes > 0 &&
+                           loop.elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
+    if (outOfTime && !reached && !last && m_lastEval.step != m_step) {
+        if (!evaluatePhase(loop)) {
+            return Verdict::Stopped;
+        }
+        reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
+    }
+    const bool final = last || reached || outOfTime;
+    if (m_step % m_trainConfig.snapshotEvery == 0 || final || loop.best) {
+        if (!snapshotPhase(loop, final)) {
+            return Verdict::Stopped;
+        }
+    }
+    if (reached) {
+        return Verdict::Reached;
+    }
+    return outOfTime && !last ? Verdict::OutOfTime : Verdict::Go;
 }
 
 std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {

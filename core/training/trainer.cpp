@@ -8,6 +8,7 @@
 #include "probe/prober.h"
 #include "run/run_spec.h"
 #include "run/snapshot_io.h"
+#include "training/data_parallel.h"
 #include "training/lr_schedule.h"
 #include "util/autocast_scope.h"
 #include "util/enum_names.h"
@@ -136,23 +137,70 @@ RunSpec Trainer::spec() const {
     return RunSpec{m_task, m_modelConfig, m_trainConfig, ""};
 }
 
+void Trainer::setDataParallel(std::shared_ptr<DataParallel> group) {
+    if (group && m_trainConfig.batchSize % group->worldSize() != 0) {
+        throw std::invalid_argument(
+            "--batch: " + std::to_string(m_trainConfig.batchSize) + " does not split across " +
+            std::to_string(group->worldSize()) +
+            " processes (allowed: a multiple of WORLD_SIZE; each process trains on its share)");
+    }
+    m_parallel = std::move(group);
+    if (m_parallel) {
+        m_parallel->broadcastFromLead(m_model->parameters());
+        m_parallel->attach(m_model->parameters());
+    }
+}
+
+// With data parallelism every rank draws the same global batch and trains on its share of the
+// rows. Each rank's mean loss is weighted by its share of the batch's target tokens, so that the
+// gradients summed over the ranks are those of the whole batch's mean loss, as one process
+// computes it; the reported loss is the same sum. Dropout draws per rank.
 Trainer::StepResult Trainer::trainStep(int iteration) {
     const double lr = learningRateAt(iteration, m_trainConfig);
-    const Batch batch = m_batches->next(m_trainConfig.batchSize);
+    Batch batch = m_batches->next(m_trainConfig.batchSize);
+    uint64_t dropoutSeed = deriveSeed(m_trainConfig.seed, 0x10000000ULL + iteration);
+    double weight = 1.0;
+    if (m_parallel) {
+        const int64_t share = m_trainConfig.batchSize / m_parallel->worldSize();
+        const int64_t first = share * m_parallel->rank();
+        batch.inputs = batch.inputs.narrow(0, first, share);
+        batch.targets = batch.targets.narrow(0, first, share);
+        if (batch.padding.defined()) {
+            batch.padding = batch.padding.narrow(0, first, share);
+        }
+        const double tokens = double((batch.targets != kIgnoreIndex).sum().item<int64_t>());
+        const double total = m_parallel->sum({tokens}).front();
+        weight = total > 0 ? tokens / total : 0.0;
+        if (m_parallel->worldSize() > 1) {
+            dropoutSeed = deriveSeed(dropoutSeed, uint64_t(m_parallel->rank()));
+        }
+    }
     torch::Tensor loss;
-    DropoutStream dropoutSeeds(deriveSeed(m_trainConfig.seed, 0x10000000ULL + iteration));
+    DropoutStream dropoutSeeds(dropoutSeed);
     {
         AutocastScope autocast(m_trainConfig.precision == Precision::Bf16);
         const auto logits = m_model->forward(batch.inputs.to(m_device), nullptr, Head::AllPositions,
                                              nullptr, batch.padding);
         loss = languageModelLoss(logits, batch.targets.to(m_device));
+        if (m_parallel) {  // a share without targets adds nothing (its mean loss is NaN)
+            loss = weight > 0 ? loss * weight : logits.sum().to(torch::kFloat) * 0.0;
+        }
     }
-    const double value = loss.item<double>();
+    double value = loss.item<double>();
+    if (m_parallel) {  // every rank sees the same loss, so that all stop together on NaN
+        value = m_parallel->sum({value}).front();
+    }
     if (!std::isfinite(value)) {
         m_optimizer->zeroGrad();
         return {value, 0.0};
     }
+    if (m_parallel) {
+        m_parallel->beginGradients();
+    }
     loss.backward();
+    if (m_parallel) {
+        m_parallel->finishGradients();
+    }
     return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
 }
 

@@ -62,6 +62,8 @@ struct TrainerCallbacks {
 // the learned positional table, not LayerNorm weights, not biases.
 bool decaysWeight(const std::string& parameterName);
 
+class DataParallel;
+
 class Trainer {
 public:
     // A fresh run: the model is initialized from train.seed. Throws std::invalid_argument for an
@@ -83,6 +85,12 @@ public:
     RunControl& control() { return *m_control; }
     // Threads for the next run() (0 = all cores); changing it changes the exact loss curve.
     void setThreads(int threads) { m_trainConfig.threads = threads; }
+    // Trains as one rank of a data-parallel group (training/data_parallel.h): the weights become
+    // rank 0's now, each step trains on this rank's share of the global batch with the gradients
+    // summed over the ranks, the ranks stop together, and only rank 0 evaluates and snapshots
+    // (elsewhere the callbacks see stepEnded alone). Throws std::invalid_argument when the batch
+    // does not split evenly across the ranks.
+    void setDataParallel(std::shared_ptr<DataParallel> group);
 
     // Analysis of the current weights (fp32, eval mode) on the run's fixed prompts, or on the
     // first `samples` test prompts of the same seeded draw when `samples` > 0.
@@ -137,6 +145,8 @@ private:
     bool evaluatePhase(Loop& loop);
     bool snapshotPhase(Loop& loop, bool final);
     std::optional<TrainOutcome> stepPhase(Loop& loop);  // an outcome when the step failed
+    enum class Verdict : int;  // what rank 0 decides after a step (train_loop.cpp)
+    Verdict evaluateAndSnapshot(Loop& loop);
     TrainOutcome outcome(StopReason reason, std::string message) const;
     Analysis analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel);
     Snapshot progress(double trainLoss, double tokensPerSecond, double elapsed, int firstStep);
@@ -153,6 +163,7 @@ private:
     std::unique_ptr<BatchSource> m_batches;
     std::unique_ptr<Evaluator> m_evaluator;
     std::shared_ptr<RunControl> m_control;
+    std::shared_ptr<DataParallel> m_parallel;  // null: one process
     BestWeights m_best;
 
     std::atomic<int> m_step{0};
