@@ -39,8 +39,8 @@ bool Automation::configure(const QStringList& arguments) {
     std::string task = m_task.toStdString();
     std::string theme;
     cli::FlagSet flags(
-        "nopescope [--screenshots DIR | --measure | --close-after S] [--task T] [--steps N] "
-        "[--theme NAME]",
+        "nopescope [--open DIR] [--screenshots DIR | --measure | --close-after S] [--task T] "
+        "[--steps N] [--theme NAME]",
         "The NoPEScope window. Without options it opens and initializes the form's model; the\n"
         "options drive it for scripted runs (the README's screenshots and measurements) with the\n"
         "quick preset.");
@@ -58,6 +58,10 @@ bool Automation::configure(const QStringList& arguments) {
     std::string compare;
     flags.addString("compare", &compare,
                     "open the Compare tab on the run folders under ROOT, every run ticked", "ROOT");
+    std::string open;
+    flags.addString("open", &open,
+                    "open the run folder DIR and follow it as its run writes more snapshots",
+                    "DIR");
     std::string report;
     flags.addString("report", &report,
                     "render the figures of the study `nopescope-cli reproduce` wrote in DIR, "
@@ -91,6 +95,7 @@ bool Automation::configure(const QStringList& arguments) {
     }
     m_screenshots = QString::fromStdString(screenshots);
     m_compare = QString::fromStdString(compare);
+    m_open = QString::fromStdString(open);
     m_sweep = QString::fromStdString(sweep);
     m_report = QString::fromStdString(report);
     m_task = QString::fromStdString(task);
@@ -101,6 +106,10 @@ bool Automation::configure(const QStringList& arguments) {
 void Automation::start() {
     if (!m_theme.isEmpty()) {
         ui::applyTheme(m_theme);
+    }
+    if (!m_open.isEmpty()) {
+        QTimer::singleShot(0, this, [this] { m_window.openRunFolder(m_open); });
+        return;
     }
     if (!m_compare.isEmpty()) {
         QTimer::singleShot(300, this, &Automation::showComparison);

@@ -21,6 +21,8 @@
 //                       init, save DIR/window-ablations.png (v_out's heatmaps) and quit.
 //   --report DIR        render the figures of `nopescope-cli reproduce`'s study in DIR into
 //                       DIR/figures (PNG and SVG) without showing the window, and quit.
+//   --open DIR          open the run folder DIR and follow it: the snapshots its run writes
+//                       later appear as they come (a run in another process, or on a cluster).
 //   --close-after S     start training the quick preset, close the window after S seconds and
 //                       print the time of the close request (epoch ms) to time the exit.
 #pragma once
@@ -48,7 +50,7 @@ public:
     // Whether the options drive the window (screenshots, measurements, a timed close); without
     // them the window starts as a user's does.
     bool drivesTheWindow() const {
-        return !m_screenshots.isEmpty() || m_measure || m_closeAfter > 0;
+        return !m_screenshots.isEmpty() || m_measure || m_closeAfter > 0 || !m_open.isEmpty();
     }
 
 private:
@@ -73,6 +75,7 @@ private:
     QString m_task = "addition";
     QString m_theme;
     QString m_compare;
+    QString m_open;
     QString m_sweep;
     QString m_report;
     bool m_mechanism = false;
