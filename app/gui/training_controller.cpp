@@ -98,6 +98,9 @@ void TrainingController::setState(State state) {
 }
 
 void TrainingController::initialize(const RunSpec& spec) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
@@ -106,6 +109,9 @@ void TrainingController::initialize(const RunSpec& spec) {
 }
 
 void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
         return;
     }
@@ -125,6 +131,9 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
 }
 
 void TrainingController::pause() {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training) {
         m_worker->setPaused(true);
         setState(State::Paused);
@@ -132,6 +141,9 @@ void TrainingController::pause() {
 }
 
 void TrainingController::resume() {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Paused) {
         m_worker->setPaused(false);
         setState(State::Training);
@@ -139,6 +151,9 @@ void TrainingController::resume() {
 }
 
 void TrainingController::stop() {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
         m_worker->requestStop();
         m_worker->setPaused(false);
@@ -146,6 +161,9 @@ void TrainingController::stop() {
 }
 
 void TrainingController::reset() {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     stop();
     newReceiver();  // whatever the old run still sends is dropped
     m_worker->calls()->post([w = m_worker] { w->reset(); });
@@ -157,6 +175,9 @@ void TrainingController::reset() {
 }
 
 void TrainingController::saveCheckpoint(const QString& path) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused) {
         // the worker thread is in the run: save between two steps (at once while paused)
         if (m_worker->saveDuringRun(path, m_channel)) {
@@ -168,6 +189,9 @@ void TrainingController::saveCheckpoint(const QString& path) {
 }
 
 void TrainingController::loadCheckpoint(const QString& path) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
@@ -177,6 +201,9 @@ void TrainingController::loadCheckpoint(const QString& path) {
 }
 
 void TrainingController::openModel(const QString& path, const RunSpec& spec) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
         return;
     }
@@ -186,6 +213,9 @@ void TrainingController::openModel(const QString& path, const RunSpec& spec) {
 }
 
 void TrainingController::runProbes(const ProbeConfig& config) {
+    if (!m_worker) {
+        return;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused) {
         m_worker->probeDuringRun(config, m_channel);  // between two steps, or while paused
         return;
@@ -199,6 +229,9 @@ void TrainingController::runProbes(const ProbeConfig& config) {
 }
 
 bool TrainingController::analyzePrompts(const std::vector<std::string>& prompts) {
+    if (!m_worker) {
+        return false;  // shut down: the worker and its thread are gone
+    }
     if (m_state == State::Training || m_state == State::Paused) {
         return m_worker->promptsDuringRun(prompts, m_channel);  // between two steps
     }
@@ -222,6 +255,7 @@ bool TrainingController::shutdown(int milliseconds) {
         return false;
     }
     happensAfter(&m_thread);  // the worker's last accesses, on its thread
+    m_worker = nullptr;       // deleted on its thread as it finished; commands now do nothing
     // The worker's last signals are still queued and will never be needed: the run is over.
     setState(m_hasModel ? State::Ready : State::Empty);
     return true;

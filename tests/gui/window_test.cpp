@@ -519,6 +519,14 @@ TEST(Window, ClosingWhileTrainingStopsTheRunQuickly) {
     window.close();  // returns once the worker stopped: after the step in flight, not the run
     EXPECT_NE(window.controller()->state(), TrainingController::State::Training);
     EXPECT_FALSE(window.isVisible());
+
+    // the worker is gone with its thread: a command after the close does nothing
+    const TrainingController::State closed = window.controller()->state();
+    window.initializeModel();
+    window.startTraining();
+    window.controller()->runProbes(ProbeConfig{});
+    EXPECT_FALSE(window.controller()->analyzePrompts({"12+34="}));
+    EXPECT_EQ(window.controller()->state(), closed);
 }
 
 }  // namespace
