@@ -7,6 +7,10 @@
 #   scripts/launch-local.sh N [train flags]       e.g. scripts/launch-local.sh 2 --task addition
 # Uses the build in $NOPESCOPE_BUILD_DIR (default build/), as scripts/run.sh does.
 set -euo pipefail
+if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
+    echo "launch-local: needs bash 5.1 or later (wait -n -p); this is $BASH_VERSION" >&2
+    exit 2
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${NOPESCOPE_BUILD_DIR:-$root/build}
 cli="$build_dir/app/nopescope-cli"
@@ -25,7 +29,7 @@ if [ ! -x "$cli" ]; then
 fi
 
 threads=()
-if [[ " $* " != *" --threads "* ]]; then
+if [[ " $* " != *" --threads "* && " $* " != *" --threads="* ]]; then
     per=$(($(nproc) / n))
     threads=(--threads $((per > 0 ? per : 1)))
 fi
@@ -47,6 +51,9 @@ export MASTER_ADDR=${MASTER_ADDR:-127.0.0.1} MASTER_PORT=$port WORLD_SIZE=$n
 pids=()
 stop_all() { kill "${pids[@]}" 2>/dev/null || true; }
 trap 'stop_all' TERM
+# Ctrl-C reaches every rank (they stop together and rank 0 writes its files); the script waits
+# for them instead of returning to the prompt in the middle of their output.
+trap ':' INT
 for ((rank = 0; rank < n; rank++)); do
     RANK=$rank LOCAL_RANK=$rank "$cli" train --distributed "${threads[@]}" "$@" &
     pids+=($!)
@@ -56,7 +63,11 @@ status=0
 running=("${pids[@]}")
 while [ ${#running[@]} -gt 0 ]; do
     rc=0
+    finished=""
     wait -n -p finished "${running[@]}" || rc=$?
+    if [ -z "${finished:-}" ]; then
+        continue  # a signal interrupted the wait; the ranks are still running
+    fi
     left=()
     for pid in "${running[@]}"; do
         [ "$pid" = "$finished" ] || left+=("$pid")
