@@ -1,7 +1,8 @@
 // nopescope-cli sweep: runs a grid of settings times seeds as child commands of this executable
 // (analyze, and probe with --probes, at init; train with --trained), a few at once, into one
 // folder (study/manifest.h), then writes every run's rows and their means over seeds with 95%
-// intervals (study/results.h). Resumable after Ctrl-C or failures.
+// intervals (study/results.h). Resumable after Ctrl-C or failures. With --executor slurm the runs
+// are the tasks of a Slurm job array instead (cli/sweep_slurm.h); the results are the same files.
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "cli/flags.h"
 #include "cli/sweep_plan.h"
 #include "cli/sweep_progress.h"
+#include "cli/sweep_slurm.h"
 #include "study/process_pool.h"
 #include "study/results.h"
 #include "training/presets.h"
@@ -47,11 +49,59 @@ struct Options {
     std::string out;
     std::string resume;
     std::vector<FlagGroup> fixed;
+    std::string executor = "local";
+    std::string partition;
+    std::string time;
+    int cpusPerTask = 1;
+    int arrayParallelism = 0;
+    bool detach = false;
+    int runIndex = -1;
+};
+
+// The flags of the Slurm executor alone.
+constexpr const char* kSlurmFlags[] = {"partition", "time", "cpus-per-task", "array-parallelism",
+                                       "detach"};
+
+// While a sweep runs, SIGINT and SIGTERM request a stop (g_stop) instead of ending the process.
+class StopSignals {
+public:
+    StopSignals() {
+        struct sigaction action {};
+        action.sa_sigaction = onStopSignal;
+        action.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &m_oldInt);
+        sigaction(SIGTERM, &action, &m_oldTerm);
+    }
+    ~StopSignals() {
+        sigaction(SIGINT, &m_oldInt, nullptr);
+        sigaction(SIGTERM, &m_oldTerm, nullptr);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+private:
+    struct sigaction m_oldInt {
+    }, m_oldTerm{};
 };
 
 const std::set<std::string>& ownFlags() {
-    static const std::set<std::string> kOwn = {"grid", "seeds", "seed-list", "trained", "probes",
-                                               "jobs", "out",   "resume",    "help"};
+    static const std::set<std::string> kOwn = {"grid",
+                                               "seeds",
+                                               "seed-list",
+                                               "trained",
+                                               "probes",
+                                               "jobs",
+                                               "out",
+                                               "resume",
+                                               "executor",
+                                               "partition",
+                                               "time",
+                                               "cpus-per-task",
+                                               "array-parallelism",
+                                               "detach",
+                                               "run-index",
+                                               "help"};
     return kOwn;
 }
 
@@ -59,7 +109,9 @@ FlagSet sweepFlags(Options& o) {
     FlagSet flags(
         "nopescope-cli sweep --grid \"layers=6,12,24 dim=192,384,768\" [--seeds 5 | --seed-list "
         "A,B] [--trained PRESET] [--probes] [--jobs N] [fixed flags] --out DIR\n"
-        "       nopescope-cli sweep --resume DIR [--jobs N]",
+        "       nopescope-cli sweep ... --executor slurm [--partition P] [--time HH:MM:SS] "
+        "[--cpus-per-task N] [--array-parallelism K] [--detach] --out DIR\n"
+        "       nopescope-cli sweep --resume DIR [--jobs N | Slurm flags]",
         "Runs every combination of the grid's values (settings, by the names of the other\n"
         "commands' flags) for each seed, as child commands of this executable, --jobs at a time:\n"
         "at init `analyze` (and `probe` with --probes), with --trained `train --preset PRESET`.\n"
@@ -69,6 +121,10 @@ FlagSet sweepFlags(Options& o) {
         "point and layer, best accuracy, probe R and NRMSE) and DIR/summary.csv their means over\n"
         "seeds with 95% intervals (Student's t). Every command is checked (--check) before any\n"
         "runs. Ctrl-C stops the running children; --resume DIR runs what is not done.\n"
+        "With --executor slurm each run is a task of a Slurm job array (DIR/slurm/array-N.sbatch,\n"
+        "submitted with sbatch from DIR); the sweep follows it with squeue and gathers the same\n"
+        "files. Ctrl-C stops following (the array keeps running); --resume DIR follows what is\n"
+        "still queued or running, then submits only the runs that did not finish.\n"
         "Exit status: 0 all runs done, 1 some failed, 2 bad flags, 130 interrupted.");
     flags.addString("grid", &o.grid,
                     "axes as name=v1,v2,... separated by spaces; the first varies slowest",
@@ -88,6 +144,24 @@ FlagSet sweepFlags(Options& o) {
     flags.addString("out", &o.out, "a new folder for the sweep", "DIR");
     flags.addString("resume", &o.resume, "continue the sweep in DIR: runs every run not done",
                     "DIR");
+    flags.addChoice("executor", &o.executor,
+                    "where the runs run: child processes here, or a Slurm job array",
+                    {"local", "slurm"});
+    flags.addString("partition", &o.partition,
+                    "Slurm: the partition(s) of the array (default: the cluster's)", "P");
+    flags.addString("time", &o.time,
+                    "Slurm: each run's time limit, MM, HH:MM:SS or D-HH:MM:SS (default: the "
+                    "partition's)",
+                    "HH:MM:SS");
+    flags.addInt("cpus-per-task", &o.cpusPerTask,
+                 "Slurm: cores per run, and its --threads unless --threads is fixed", 1, 1024);
+    flags.addInt("array-parallelism", &o.arrayParallelism,
+                 "Slurm: array tasks at once (default: as many as the cluster gives)", 1, 100000);
+    flags.addSwitch("detach", &o.detach,
+                    "Slurm: submit and return; --resume DIR later follows and gathers");
+    flags.addInt("run-index", &o.runIndex,
+                 "run run N of the sweep in --out DIR (what each Slurm array task runs)", 0,
+                 100000000);
     return flags;
 }
 
@@ -165,6 +239,50 @@ void fillRuns(Manifest& m) {
     }
 }
 
+// The executor's flags against m.executor; a Slurm sweep takes them into m.slurm (a resumed one
+// only those given, so that a resume can raise the time limit of runs that ran out of it).
+std::optional<int> checkExecutorFlags(const Options& o, const FlagSet& flags, Manifest& m) {
+    if (m.executor == study::Executor::Local) {
+        for (const char* name : kSlurmFlags) {
+            if (flags.given(name)) {
+                return usageError("sweep", std::string("--") + name +
+                                               ": only with the Slurm executor (allowed: "
+                                               "--executor slurm, and --resume of such a sweep)");
+            }
+        }
+        return std::nullopt;
+    }
+    if (flags.given("jobs")) {
+        return usageError("sweep",
+                          "--jobs: the local executor's runs at once (allowed with the Slurm "
+                          "executor: --array-parallelism K)");
+    }
+    if (flags.given("partition") && !study::isPartitionName(o.partition)) {
+        return usageError("sweep", "--partition: '" + o.partition +
+                                       "' is not a partition name (allowed: letters, digits, "
+                                       "'_', '-', '.'; several joined by ',')");
+    }
+    if (flags.given("time")) {
+        if (auto problem = study::slurmTimeProblem(o.time)) {
+            return usageError("sweep", "--time: " + *problem);
+        }
+    }
+    if (auto problem = slurmCommandsProblem()) {
+        return usageError("sweep", *problem);
+    }
+    study::SlurmSettings& s = m.slurm;
+    s.partition = flags.given("partition") ? o.partition : s.partition;
+    s.time = flags.given("time") ? o.time : s.time;
+    s.arrayParallelism = flags.given("array-parallelism") ? o.arrayParallelism : s.arrayParallelism;
+    if (flags.given("cpus-per-task")) {
+        s.cpusPerTask = o.cpusPerTask;
+        if (m.threadsPerRun) {
+            m.threadsPerRun = o.cpusPerTask;
+        }
+    }
+    return std::nullopt;
+}
+
 // A new sweep: its flags checked one after the other, then its runs laid out.
 std::optional<int> planFresh(const Options& o, const FlagSet& flags, Manifest& m, fs::path& dir) {
     if (o.grid.empty()) {
@@ -196,6 +314,13 @@ std::optional<int> planFresh(const Options& o, const FlagSet& flags, Manifest& m
     if (auto problem = fixedFlagProblem(o, m.grid)) {
         return usageError("sweep", *problem);
     }
+    m.executor = o.executor == "slurm" ? study::Executor::Slurm : study::Executor::Local;
+    if (auto exit = checkExecutorFlags(o, flags, m)) {
+        return *exit;
+    }
+    if (m.executor == study::Executor::Slurm) {
+        m.slurm.workDir = fs::current_path().string();  // where relative paths in flags point
+    }
     dir = fs::absolute(o.out);
     if (fs::exists(dir) && !fs::is_directory(dir)) {
         return usageError("sweep", "--out: '" + o.out + "' is a file (allowed: a folder)");
@@ -216,18 +341,20 @@ std::optional<int> planFresh(const Options& o, const FlagSet& flags, Manifest& m
     }
     m.jobs = o.jobs;
     if (!fixesThreads(m.fixed)) {
-        m.threadsPerRun = std::max(1, cores() / o.jobs);
+        m.threadsPerRun =
+            m.executor == study::Executor::Slurm ? o.cpusPerTask : std::max(1, cores() / o.jobs);
     }
     fillRuns(m);
     return std::nullopt;
 }
 
 std::optional<int> planResume(const Options& o, const FlagSet& flags, Manifest& m, fs::path& dir) {
-    for (const char* name : {"grid", "seeds", "seed-list", "trained", "probes", "out"}) {
+    for (const char* name :
+         {"grid", "seeds", "seed-list", "trained", "probes", "out", "executor"}) {
         if (flags.given(name)) {
             return usageError("sweep", std::string("--") + name +
-                                           ": not with --resume (allowed: --jobs; the rest "
-                                           "comes from the sweep's sweep.json)");
+                                           ": not with --resume (allowed: --jobs, or the Slurm "
+                                           "flags; the rest comes from the sweep's sweep.json)");
         }
     }
     if (!o.fixed.empty()) {
@@ -242,6 +369,12 @@ std::optional<int> planResume(const Options& o, const FlagSet& flags, Manifest& 
                                        "nopescope-cli sweep)");
     }
     m = study::readManifest(dir);  // a damaged file throws, naming it
+    if (auto exit = checkExecutorFlags(o, flags, m)) {
+        return *exit;
+    }
+    if (m.executor == study::Executor::Slurm) {
+        return std::nullopt;
+    }
     if (flags.given("jobs")) {
         m.jobs = o.jobs;
     }
@@ -285,23 +418,10 @@ void runPending(Manifest& m, const fs::path& dir, SweepProgress& progress) {
         study::writeManifest(dir, m);
         progress.ended(run);
     };
-    struct sigaction action {};
-    action.sa_sigaction = onStopSignal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    struct sigaction oldInt {
-    }, oldTerm{};
-    sigaction(SIGINT, &action, &oldInt);
-    sigaction(SIGTERM, &action, &oldTerm);
-    try {
+    {
+        const StopSignals signals;
         study::runJobs(jobs, m.jobs, g_stop, callbacks);
-    } catch (...) {
-        sigaction(SIGINT, &oldInt, nullptr);
-        sigaction(SIGTERM, &oldTerm, nullptr);
-        throw;
     }
-    sigaction(SIGINT, &oldInt, nullptr);
-    sigaction(SIGTERM, &oldTerm, nullptr);
     progress.finish();
 }
 
@@ -329,6 +449,86 @@ int finishSweep(const Manifest& m, const fs::path& dir) {
     return failed > 0 || !problems.empty() ? kExitFailure : kExitOk;
 }
 
+// `sweep --run-index N --out DIR`, what a Slurm array task runs.
+int runTask(const Options& o, const FlagSet& flags) {
+    for (const auto& name : ownFlags()) {
+        if (name != "run-index" && name != "out" && flags.given(name)) {
+            return usageError("sweep",
+                              "--" + name +
+                                  ": not with --run-index (allowed: --run-index N --out DIR, "
+                                  "the rest comes from the sweep's sweep.json)");
+        }
+    }
+    if (!o.fixed.empty()) {
+        return usageError("sweep", "--" + o.fixed.front().name +
+                                       ": not with --run-index (allowed: --run-index N --out DIR)");
+    }
+    if (o.out.empty() || !study::holdsSweep(o.out)) {
+        return usageError("sweep",
+                          "--out: '" + o.out +
+                              "' holds no sweep.json (allowed with --run-index: the folder "
+                              "of a sweep)");
+    }
+    const StopSignals signals;
+    return runSweepTask(fs::absolute(o.out), o.runIndex, g_stop);
+}
+
+int runSlurmSweep(Manifest& m, const fs::path& dir, const SweepPlan& plan, bool resume,
+                  bool detach) {
+    const auto& s = m.slurm;
+    std::fprintf(stderr, "sweep of %zu runs into %s on Slurm: %d cpus per run%s%s\n", m.runs.size(),
+                 dir.c_str(), s.cpusPerTask,
+                 s.arrayParallelism > 0
+                     ? (", " + std::to_string(s.arrayParallelism) + " at once").c_str()
+                     : "",
+                 s.time.empty() ? "" : (", time limit " + s.time).c_str());
+    SweepProgress progress(m, dir, s.arrayParallelism > 0 ? s.arrayParallelism : 1);
+    SlurmSubmission submission;
+    submission.resume = resume;
+    submission.detach = detach;
+    submission.commandsFor = [&plan](const study::SweepRun& run) { return plan.commandsFor(run); };
+    SlurmEnd end;
+    {
+        const StopSignals signals;
+        end = runOnSlurm(m, dir, submission, progress, g_stop);
+    }
+    progress.finish();
+    switch (end) {
+        case SlurmEnd::Detached:
+            return kExitOk;
+        case SlurmEnd::Failed:
+            std::fprintf(stderr,
+                         "the runs not done stay in %s; try again with: nopescope-cli "
+                         "sweep --resume %s\n",
+                         (dir / study::SweepFiles::kManifest).c_str(), dir.c_str());
+            return kExitFailure;
+        case SlurmEnd::Interrupted: {
+            finishSweep(m, dir);
+            std::set<std::string> jobs;
+            for (const auto& array : m.slurm.arrays) {
+                for (size_t run : array.runs) {
+                    if (m.runs[run].status == RunStatus::Pending ||
+                        m.runs[run].status == RunStatus::Running) {
+                        jobs.insert(array.jobId);
+                    }
+                }
+            }
+            std::string ids;
+            for (const auto& job : jobs) {
+                ids += " " + job;
+            }
+            std::fprintf(stderr,
+                         "stopped following; the submitted runs keep running in Slurm (stop "
+                         "them with: scancel%s); gather with: nopescope-cli sweep --resume %s\n",
+                         ids.c_str(), dir.c_str());
+            return kExitInterrupted;
+        }
+        case SlurmEnd::Ended:
+            break;
+    }
+    return finishSweep(m, dir);
+}
+
 }  // namespace
 
 int runSweep(const Args& args) {
@@ -336,6 +536,9 @@ int runSweep(const Args& args) {
     FlagSet flags = sweepFlags(o);
     if (auto exit = parseOptions(args, o, flags)) {
         return *exit;
+    }
+    if (flags.given("run-index")) {
+        return runTask(o, flags);
     }
     Manifest m;
     fs::path dir;
@@ -346,6 +549,9 @@ int runSweep(const Args& args) {
     SweepPlan plan(m, dir);
     if (auto exit = plan.prepare()) {
         return *exit;
+    }
+    if (m.executor == study::Executor::Slurm) {
+        return runSlurmSweep(m, dir, plan, resume, o.detach);
     }
     for (auto& run : m.runs) {
         if (run.status == RunStatus::Done) {

@@ -1,5 +1,6 @@
 // nopescope-cli train: trains a NoPE model on a task, printing a progress line per evaluation,
 // and writes the run folder (config, metrics, adjacency per snapshot, final scores, checkpoints).
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -15,9 +16,11 @@
 #include "training/presets.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
+#include "util/error_text.h"
 #include "util/files.h"
 #include "util/format.h"
 #include "util/memory.h"
+#include "util/parse_number.h"
 #include "util/runtime.h"
 
 namespace nope::cli {
@@ -29,8 +32,9 @@ namespace {
 std::atomic<RunControl*> g_running{nullptr};
 
 // How long a rank waits for the others: at the rendezvous, and at each step while rank 0
-// evaluates, snapshots and probes.
-constexpr std::chrono::minutes kGroupTimeout{30};
+// evaluates, snapshots and probes. NOPESCOPE_GROUP_TIMEOUT_MINUTES sets it.
+constexpr int kGroupTimeoutMinutes = 30;
+constexpr int kMaxGroupTimeoutMinutes = 7 * 24 * 60;
 
 void onInterrupt(int) {
     if (RunControl* control = g_running.load()) {
@@ -266,17 +270,57 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     return std::nullopt;
 }
 
-// A rank joins the group (rank 0 waits for all) and takes rank 0's weights.
-std::optional<int> startGroup(const Rendezvous& r, Trainer& trainer) {
+bool rawSwitch(const Args& args, const std::string& name) {
+    for (const auto& a : args) {
+        if (a == "--" + name || a.rfind("--" + name + "=", 0) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Every rank joins the group before any gives up, then all vote: a rank that refused its flags
+// (a run folder in the way, a bad value) stops the others at once instead of leaving them at
+// the rendezvous until the timeout. `refused` is this rank's own planning result. Then every
+// rank takes rank 0's weights.
+std::optional<int> startGroup(const Rendezvous& r, const std::optional<int>& refused,
+                              Trainer* trainer) {
+    int minutes = kGroupTimeoutMinutes;
+    std::optional<int> ownRefusal = refused;
+    if (const char* text = std::getenv("NOPESCOPE_GROUP_TIMEOUT_MINUTES"); text && *text) {
+        const auto value = parseInteger<int64_t>(text);
+        if (!value || *value < 1 || *value > kMaxGroupTimeoutMinutes) {
+            std::fprintf(stderr,
+                         "nopescope-cli train: NOPESCOPE_GROUP_TIMEOUT_MINUTES is '%s' (allowed: "
+                         "1 to %d minutes, %d by default)\n",
+                         text, kMaxGroupTimeoutMinutes, kGroupTimeoutMinutes);
+            // joining anyway, with the default, to refuse with the others
+            ownRefusal = ownRefusal.value_or(kExitUsage);
+        } else {
+            minutes = static_cast<int>(*value);
+        }
+    }
     std::shared_ptr<DataParallel> group;
+    double refusals = 0.0;
     try {
-        group = std::make_shared<DataParallel>(r, kGroupTimeout);
+        group = std::make_shared<DataParallel>(r, std::chrono::minutes(minutes));
+        refusals = group->sum({ownRefusal ? 1.0 : 0.0}).front();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "nopescope-cli train: %s\n", e.what());
-        return kExitFailure;
+        return ownRefusal ? *ownRefusal : kExitFailure;
+    }
+    if (ownRefusal) {
+        return *ownRefusal;
+    }
+    if (refusals > 0) {
+        std::fprintf(stderr,
+                     "nopescope-cli train: %.0f of the %d ranks refused their flags (their own "
+                     "messages say why); rank %d stops too\n",
+                     refusals, r.worldSize, r.rank);
+        return kExitUsage;
     }
     try {
-        trainer.setDataParallel(group);
+        trainer->setDataParallel(group);
     } catch (const std::invalid_argument& e) {
         return usageError("train", e.what());
     }
@@ -306,20 +350,37 @@ int runTrain(const Args& args) {
     const bool resume = peekFlag(args, "resume").has_value();
     // configure before any tensor work; the trainer sets its own thread count when it runs
     configureRuntime(0);
-    if (auto exit = resume ? planResume(args, plan) : planFresh(args, plan)) {
-        return *exit;
+    // --distributed: where the group meets, known before the flags are checked, so that a rank
+    // whose flags are refused still meets the others to tell them
+    std::optional<Rendezvous> meeting;
+    const bool help =
+        rawSwitch(args, "help") || std::find(args.begin(), args.end(), "-h") != args.end();
+    if (rawSwitch(args, "distributed") && !rawSwitch(args, "check") && !help) {
+        meeting = rendezvousFromEnvironment().rendezvous;
+    }
+    std::optional<int> planned;
+    try {
+        planned = resume ? planResume(args, plan) : planFresh(args, plan);
+    } catch (const std::exception& e) {
+        if (!meeting) {
+            throw;  // main prints it
+        }
+        std::fprintf(stderr, "nopescope-cli train: %s\n", errorText(e).c_str());
+        planned = kExitFailure;  // and the others hear of it
+    }
+    if (meeting) {
+        if (auto exit = startGroup(*meeting, planned, plan.trainer.get())) {
+            return *exit;
+        }
+    } else if (planned) {
+        return *planned;
     }
     if (plan.checkOnly) {
         return kExitOk;
     }
     Trainer& trainer = *plan.trainer;
-    if (plan.rendezvous) {
-        if (auto exit = startGroup(*plan.rendezvous, trainer)) {
-            return *exit;
-        }
-        if (!plan.writes()) {
-            return runFollower(*plan.rendezvous, trainer);
-        }
+    if (plan.rendezvous && !plan.writes()) {
+        return runFollower(*plan.rendezvous, trainer);
     }
     nlohmann::json config = trainer.configJson();
     if (plan.resumed) {

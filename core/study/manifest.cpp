@@ -22,6 +22,8 @@ constexpr EnumName<RunStatus> kStatusNames[] = {{RunStatus::Pending, "pending"},
                                                 {RunStatus::Done, "done"},
                                                 {RunStatus::Failed, "failed"},
                                                 {RunStatus::Interrupted, "interrupted"}};
+constexpr EnumName<Executor> kExecutorNames[] = {{Executor::Local, "local"},
+                                                 {Executor::Slurm, "slurm"}};
 
 // Written in the order the keys are documented (study/manifest.h), not sorted.
 using OrderedJson = nlohmann::ordered_json;
@@ -114,6 +116,33 @@ SweepRun readRun(const Reader& r, const Json& j, const Grid& grid) {
     return run;
 }
 
+OrderedJson slurmJson(const SlurmSettings& s) {
+    OrderedJson arrays = OrderedJson::array();
+    for (const auto& a : s.arrays) {
+        arrays.push_back({{"job", a.jobId}, {"offset", a.offset}, {"runs", a.runs}});
+    }
+    return {{"partition", s.partition},       {"time", s.time},
+            {"cpus_per_task", s.cpusPerTask}, {"array_parallelism", s.arrayParallelism},
+            {"work_dir", s.workDir},          {"arrays", arrays}};
+}
+
+SlurmSettings readSlurm(const Reader& r, const Json& j) {
+    SlurmSettings s;
+    s.partition = r.get<std::string>(j, "partition");
+    s.time = r.get<std::string>(j, "time");
+    s.cpusPerTask = r.get<int>(j, "cpus_per_task");
+    s.arrayParallelism = r.get<int>(j, "array_parallelism");
+    s.workDir = r.get<std::string>(j, "work_dir");
+    if (s.cpusPerTask < 1 || s.arrayParallelism < 0) {
+        r.fail("'cpus_per_task' or 'array_parallelism' is out of range");
+    }
+    for (const auto& a : r.array(j, "arrays")) {
+        s.arrays.push_back({r.get<std::string>(a, "job"), r.get<size_t>(a, "offset"),
+                            r.get<std::vector<size_t>>(a, "runs")});
+    }
+    return s;
+}
+
 }  // namespace
 
 std::string toString(SweepMode mode) {
@@ -122,6 +151,10 @@ std::string toString(SweepMode mode) {
 
 std::string toString(RunStatus status) {
     return nameOf(kStatusNames, status);
+}
+
+std::string toString(Executor executor) {
+    return nameOf(kExecutorNames, executor);
 }
 
 fs::path runFolder(const fs::path& sweepDir, const SweepRun& run) {
@@ -179,6 +212,10 @@ std::string manifestJson(const Manifest& m) {
     if (m.threadsPerRun) {
         j["threads_per_run"] = *m.threadsPerRun;
     }
+    j["executor"] = toString(m.executor);
+    if (m.executor == Executor::Slurm) {
+        j["slurm"] = slurmJson(m.slurm);
+    }
     j["runs"] = runs;
     return j.dump(2) + "\n";
 }
@@ -212,6 +249,12 @@ Manifest parseManifest(const std::string& text, const fs::path& file) {
     if (!r.at(j, "threads_per_run").is_null()) {
         m.threadsPerRun = r.get<int>(j, "threads_per_run");
     }
+    if (j.contains("executor")) {
+        m.executor = r.name(j, "executor", kExecutorNames);
+    }
+    if (m.executor == Executor::Slurm) {
+        m.slurm = readSlurm(r, r.at(j, "slurm"));
+    }
     std::set<std::string> ids;
     for (const auto& run : r.array(j, "runs")) {
         m.runs.push_back(readRun(r, run, m.grid));
@@ -221,6 +264,14 @@ Manifest parseManifest(const std::string& text, const fs::path& file) {
     }
     if (m.runs.empty()) {
         r.fail("'runs' is empty");
+    }
+    for (const auto& array : m.slurm.arrays) {
+        for (size_t run : array.runs) {
+            if (run >= m.runs.size() || run < array.offset) {
+                r.fail("array job " + array.jobId + " names run " + std::to_string(run) +
+                       ", not one of its " + std::to_string(m.runs.size()) + " runs");
+            }
+        }
     }
     return m;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "study/grid.h"
+#include "study/slurm.h"
 
 namespace nope::study {
 
@@ -29,10 +30,13 @@ struct SweepFiles {
 };
 
 enum class SweepMode { Init, Trained };
+// Where the runs run: child processes of the sweep, or array tasks of a Slurm job array.
+enum class Executor { Local, Slurm };
 enum class RunStatus { Pending, Running, Done, Failed, Interrupted };
 
 std::string toString(SweepMode mode);
 std::string toString(RunStatus status);
+std::string toString(Executor executor);
 
 using Command = std::vector<std::string>;  // argv, the executable first
 
@@ -56,7 +60,9 @@ struct Manifest {
     std::vector<uint64_t> seeds;
     std::vector<std::string> fixed;  // the fixed flags as given, passed to every command
     int jobs = 1;
-    std::optional<int> threadsPerRun;  // none when the fixed flags set --threads
+    std::optional<int> threadsPerRun;     // none when the fixed flags set --threads
+    Executor executor = Executor::Local;  // a sweep.json without the key was run locally
+    SlurmSettings slurm;                  // with Executor::Slurm
     std::vector<SweepRun> runs;
 };
 

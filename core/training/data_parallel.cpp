@@ -108,6 +108,7 @@ RendezvousOrError rendezvousFromEnvironment() {
 
 struct DataParallel::Group {
     c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+    std::vector<std::pair<at::Tensor, unsigned>> hooks;  // removed with the group
 };
 
 DataParallel::DataParallel(const Rendezvous& rendezvous, std::chrono::milliseconds timeout)
@@ -116,13 +117,23 @@ DataParallel::DataParallel(const Rendezvous& rendezvous, std::chrono::millisecon
                               std::to_string(m_rendezvous.masterPort) + " (rank " +
                               std::to_string(rank()) + " of " + std::to_string(worldSize()) + ")";
     try {
+        // Under torchrun's elastic agent the agent serves the store and every rank is its client,
+        // under the prefix of the agent's current attempt (TORCHELASTIC_USE_AGENT_STORE).
+        const char* agentStore = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+        const bool agent = agentStore && std::string(agentStore) == "True";
         c10d::TCPStoreOptions storeOptions;
         storeOptions.port = static_cast<uint16_t>(m_rendezvous.masterPort);
-        storeOptions.isServer = lead();
+        storeOptions.isServer = lead() && !agent;
         storeOptions.numWorkers = static_cast<size_t>(worldSize());
-        storeOptions.waitWorkers = true;
+        storeOptions.waitWorkers = !agent;
         storeOptions.timeout = timeout;
-        auto store = c10::make_intrusive<c10d::TCPStore>(m_rendezvous.masterAddress, storeOptions);
+        c10::intrusive_ptr<c10d::Store> store =
+            c10::make_intrusive<c10d::TCPStore>(m_rendezvous.masterAddress, storeOptions);
+        if (agent) {
+            const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+            store = c10::make_intrusive<c10d::PrefixStore>(
+                std::string("/worker/attempt_") + (attempt && *attempt ? attempt : "0"), store);
+        }
         auto options = c10d::ProcessGroupGloo::Options::create(timeout);
         // Gloo's own sockets: on the loopback when the ranks meet there; otherwise the interface
         // GLOO_SOCKET_IFNAME names, or the one this machine's host name resolves to.
@@ -143,8 +154,6 @@ DataParallel::DataParallel(const Rendezvous& rendezvous, std::chrono::millisecon
                                  firstLine(e.what()));
     }
 }
-
-DataParallel::~DataParallel() = default;
 
 std::vector<double> DataParallel::sum(const std::vector<double>& values) {
     std::vector<at::Tensor> tensors{
@@ -181,7 +190,27 @@ struct DataParallel::Bucket {
     c10::intrusive_ptr<c10d::Work> work;
 };
 
+DataParallel::~DataParallel() {
+    // Gloo may still read a bucket's buffer (a step that threw mid-backward), and the hooks
+    // point at this object: both end here.
+    for (Bucket& bucket : m_buckets) {
+        if (bucket.work) {
+            try {
+                bucket.work->wait();
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    for (auto& [parameter, hook] : m_group->hooks) {
+        parameter.remove_hook(hook);
+    }
+}
+
 void DataParallel::attach(const std::vector<at::Tensor>& parameters) {
+    for (auto& [parameter, hook] : m_group->hooks) {
+        parameter.remove_hook(hook);
+    }
+    m_group->hooks.clear();
     m_buckets.clear();
     int64_t bytes = 0;
     // the backward pass reaches the last layers first
@@ -199,10 +228,12 @@ void DataParallel::attach(const std::vector<at::Tensor>& parameters) {
             bucket.offsets.empty() ? 0 : bucket.offsets.back() + bucket.parameters.back().numel());
         bucket.parameters.push_back(p);
         bytes += size;
-        at::Tensor(p).register_hook([this, index, slot](const at::Tensor& grad) {
-            gradientReady(index, slot, grad);
-            return at::Tensor();  // the gradient itself unchanged
-        });
+        const unsigned hook =
+            at::Tensor(p).register_hook([this, index, slot](const at::Tensor& grad) {
+                gradientReady(index, slot, grad);
+                return at::Tensor();  // the gradient itself unchanged
+            });
+        m_group->hooks.emplace_back(p, hook);
     }
     for (Bucket& bucket : m_buckets) {
         const at::Tensor& last = bucket.parameters.back();
@@ -213,10 +244,14 @@ void DataParallel::attach(const std::vector<at::Tensor>& parameters) {
 
 void DataParallel::beginGradients() {
     for (Bucket& bucket : m_buckets) {
+        if (bucket.work) {  // left by a step that threw: Gloo must be done with the buffer
+            waitFor(bucket.work);
+        }
         bucket.ready.assign(bucket.parameters.size(), false);
         bucket.readyCount = 0;
         bucket.work.reset();
     }
+    m_nextBucket = 0;
     m_collecting = true;
 }
 
@@ -231,8 +266,12 @@ void DataParallel::gradientReady(size_t index, size_t slot, const at::Tensor& gr
     torch::NoGradGuard noGrad;
     bucket.buffer.front().narrow(0, bucket.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
     bucket.ready[slot] = true;
-    if (++bucket.readyCount == bucket.parameters.size()) {
-        startBucket(bucket);
+    ++bucket.readyCount;
+    // Collectives must be issued in the same order on every rank: buckets start in index
+    // order, each once it and all before it are full.
+    while (m_nextBucket < m_buckets.size() &&
+           m_buckets[m_nextBucket].readyCount == m_buckets[m_nextBucket].parameters.size()) {
+        startBucket(m_buckets[m_nextBucket++]);
     }
 }
 
@@ -243,10 +282,8 @@ void DataParallel::startBucket(Bucket& bucket) {
 void DataParallel::finishGradients() {
     torch::NoGradGuard noGrad;
     m_collecting = false;
-    for (Bucket& bucket : m_buckets) {
-        if (bucket.work) {
-            continue;
-        }
+    for (; m_nextBucket < m_buckets.size(); ++m_nextBucket) {
+        Bucket& bucket = m_buckets[m_nextBucket];
         for (size_t slot = 0; slot < bucket.parameters.size(); ++slot) {
             if (!bucket.ready[slot]) {
                 bucket.buffer.front()
@@ -257,6 +294,9 @@ void DataParallel::finishGradients() {
         startBucket(bucket);
     }
     for (Bucket& bucket : m_buckets) {
+        if (!bucket.work) {
+            continue;  // no beginGradients() before: nothing was collected
+        }
         waitFor(bucket.work);
         for (size_t slot = 0; slot < bucket.parameters.size(); ++slot) {
             at::Tensor& p = bucket.parameters[slot];

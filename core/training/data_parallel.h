@@ -38,7 +38,8 @@ RendezvousOrError rendezvousFromEnvironment();
 
 class DataParallel {
 public:
-    // Joins the process group: rank 0 serves the rendezvous store, every rank connects to it and
+    // Joins the process group: rank 0 serves the rendezvous store (under torchrun's elastic
+    // agent, TORCHELASTIC_USE_AGENT_STORE=True, the agent does), every rank connects to it and
     // then to each other. Throws std::runtime_error naming the address when a rank cannot connect
     // or the others do not all arrive within `timeout`.
     DataParallel(const Rendezvous& rendezvous, std::chrono::milliseconds timeout);
@@ -78,6 +79,7 @@ private:
     Rendezvous m_rendezvous;
     std::unique_ptr<Group> m_group;
     std::vector<Bucket> m_buckets;
+    size_t m_nextBucket = 0;    // the first bucket whose all-reduce has not started
     bool m_collecting = false;  // between beginGradients() and finishGradients()
 };
 

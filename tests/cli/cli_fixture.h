@@ -46,10 +46,11 @@ protected:
     }
     void TearDown() override { m_folder.reset(); }
 
-    Result run(const std::string& args) {
+    // `env`: assignments for the command's environment ("PATH=/x NAME=value").
+    Result run(const std::string& args, const std::string& env = "") {
         const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        const std::string command =
-            std::string(NOPESCOPE_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const std::string command = (env.empty() ? "" : env + " ") + std::string(NOPESCOPE_CLI) +
+                                    " " + args + " >" + out.string() + " 2>" + err.string();
         const int raw = std::system(command.c_str());
         Result r;
         r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

@@ -98,6 +98,21 @@ TEST_F(Distributed, ABatchThatDoesNotSplitIsRefusedOnEveryRank) {
     EXPECT_FALSE(fs::exists(m_dir / "run" / "checkpoint.pt"));
 }
 
+// Only rank 0 checks the run folder: the others learn of its refusal at the rendezvous instead
+// of waiting there for it until the group's timeout.
+TEST_F(Distributed, ARankThatRefusesItsFlagsStopsTheOthers) {
+    const fs::path dir = m_dir / "run";
+    const Result first = run("train " + kSmallRun + " --steps 10 --out " + dir.string());
+    ASSERT_EQ(first.status, 0) << first.err;
+    const Result r = launch(2, kSmallRun + " --out " + dir.string());
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("already holds a run"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1 of the 2 ranks refused their flags (their own messages say why); "
+                         "rank 1 stops too"),
+              std::string::npos)
+        << r.err;
+}
+
 TEST_F(Distributed, WithoutALauncherTheMissingVariableIsNamed) {
     const Result r = run("train --distributed " + kSmallRun);
     EXPECT_EQ(r.status, 2);
