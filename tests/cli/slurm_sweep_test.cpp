@@ -4,9 +4,18 @@
 // submission, and the flags refused. tests/slurm/run.sh does the same against a real Slurm.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+
+#include <chrono>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
+
+extern char** environ;
 
 namespace {
 
@@ -42,6 +51,42 @@ protected:
                       " NOPESCOPE_SLURM_POLL_SECONDS=0.1 NOPESCOPE_SLURM_GRACE_SECONDS=0.3 " + env);
     }
     static Json manifestOf(const fs::path& dir) { return Json::parse(slurp(dir / "sweep.json")); }
+
+    // Starts `nopescope-cli ARGS` with the fake Slurm without waiting; stderr goes to `err`.
+    pid_t start(const std::vector<std::string>& args, const fs::path& err,
+                const std::vector<std::string>& env) {
+        std::vector<std::string> argv = {NOPESCOPE_CLI};
+        argv.insert(argv.end(), args.begin(), args.end());
+        std::vector<std::string> vars = env;
+        vars.push_back("PATH=" + std::string(NOPESCOPE_SOURCE_DIR) +
+                       "/tests/slurm/fake:" + std::getenv("PATH"));
+        vars.push_back("NOPESCOPE_FAKE_SLURM=" + (m_dir / "slurm-state").string());
+        vars.push_back("NOPESCOPE_SLURM_POLL_SECONDS=0.1");
+        for (char** e = environ; *e; ++e) {
+            if (std::string(*e).rfind("PATH=", 0) != 0) {
+                vars.push_back(*e);
+            }
+        }
+        std::vector<char*> rawArgs, rawVars;
+        for (auto& a : argv) {
+            rawArgs.push_back(a.data());
+        }
+        for (auto& v : vars) {
+            rawVars.push_back(v.data());
+        }
+        rawArgs.push_back(nullptr);
+        rawVars.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                         0644);
+        pid_t pid = -1;
+        const int error =
+            posix_spawn(&pid, rawArgs[0], &actions, nullptr, rawArgs.data(), rawVars.data());
+        posix_spawn_file_actions_destroy(&actions);
+        return error == 0 ? pid : -1;
+    }
 };
 
 TEST_F(SlurmSweep, RunsTheArrayAndGathersWhatTheLocalExecutorGathers) {
@@ -140,6 +185,45 @@ TEST_F(SlurmSweep, ASqueueOutageIsWaitedOut) {
     for (const auto& run : manifestOf(dir).at("runs")) {
         EXPECT_EQ(run.at("status"), "done") << run.dump();
     }
+}
+
+// Ctrl-C stops following, not the array: the runs go on in Slurm, and --resume follows them to
+// their end without submitting any again.
+TEST_F(SlurmSweep, CtrlCStopsFollowingAndTheArrayKeepsRunning) {
+    const fs::path dir = m_dir / "cluster", err = m_dir / "follow-err.txt",
+                   hold = m_dir / "release";
+    const pid_t pid = start({"sweep", "--grid", "layers=1,2", "--seeds", "1", "--dim", "32",
+                             "--heads", "2", "--samples", "8", "--task", "reversal", "--threads",
+                             "1", "--executor", "slurm", "--out", dir.string()},
+                            err, {"NOPESCOPE_FAKE_SLURM_HOLD=" + hold.string()});
+    ASSERT_GT(pid, 0);
+    // the tasks are held queued: the sweep is following once it has said it submitted
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (slurp(err).find("submitted array job 100") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_NE(slurp(err).find("submitted array job 100"), std::string::npos) << slurp(err);
+    ::kill(pid, SIGINT);
+    int raw = 0;
+    ASSERT_EQ(::waitpid(pid, &raw, 0), pid);
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 130) << slurp(err);
+    EXPECT_NE(slurp(err).find("stopped following; the submitted runs keep running in Slurm (stop "
+                              "them with: scancel 100); gather with: nopescope-cli sweep "
+                              "--resume " +
+                              dir.string()),
+              std::string::npos)
+        << slurp(err);
+    for (const auto& run : manifestOf(dir).at("runs")) {
+        EXPECT_EQ(run.at("status"), "pending") << run.dump();
+    }
+    std::ofstream(hold) << "go";  // Slurm runs them meanwhile
+    const Result resumed = slurm("sweep --resume " + dir.string());
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+    EXPECT_EQ(resumed.err.find("submitted"), std::string::npos) << resumed.err;
+    EXPECT_EQ(manifestOf(dir).at("slurm").at("arrays").size(), 1u);
+    EXPECT_EQ(lines(slurp(dir / "sweep.csv")).size(), kSmallGridRows);
 }
 
 TEST_F(SlurmSweep, RefusesFlagsThatDoNotFitTheExecutor) {
