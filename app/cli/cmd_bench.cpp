@@ -11,9 +11,11 @@
 
 #include "cli/commands.h"
 #include "cli/model_flags.h"
+#include "model/fast_ops.h"
 #include "model/linear.h"
 #include "training/step_profile.h"
 #include "training/trainer.h"
+#include "util/autocast_scope.h"
 #include "util/format.h"
 #include "util/runtime.h"
 
@@ -55,12 +57,18 @@ Timing timeSteps(Trainer& trainer, int warmup, int timed) {
 
 // GFLOP/s of an n x n by n x n product (2 n^3 operations), the median of `reps` after two
 // warm-ups: fp32 through nope::linear (oneDNN's sgemm, the model's fp32 Linear), bf16 through
-// LibTorch's matmul on bf16 tensors (what the model's products run under bf16 autocast).
+// LibTorch's matmul on bf16 tensors (what the model's products run under bf16 autocast), or where
+// bf16 products are emulated, through nope::linear under bf16 autocast (model/fast_ops.h).
 double gemmGflops(torch::ScalarType dtype, int64_t n = 2048, int reps = 5) {
     torch::NoGradGuard noGrad;
     const auto a = torch::randn({n, n}).to(dtype);
     const auto b = torch::randn({n, n}).to(dtype);
+    const bool emulated = dtype == torch::kBFloat16 && emulatingBf16Products();
     auto product = [&] {
+        if (emulated) {
+            AutocastScope bf16(true);
+            return nope::linear(a, b, {});
+        }
         return dtype == torch::kFloat ? nope::linear(a, b, {}) : torch::mm(a, b);
     };
     product();
@@ -150,7 +158,8 @@ int runBench(const Args& args) {
     flags.addSwitch("json", &json,
                     "print one JSON object (fp32_tokens_per_s, bf16_tokens_per_s, "
                     "fp32_model_gflops, bf16_model_gflops, fp32_gemm_gflops, bf16_gemm_gflops, "
-                    "analysis_ms, projection_ms)");
+                    "analysis_ms, analysis_forward_ms, analysis_scores_ms, projection_ms, "
+                    "bf16_products)");
     if (auto error = flags.parse(args)) {
         return usageError("bench", *error);
     }
@@ -178,12 +187,16 @@ int runBench(const Args& args) {
     train.data.trainSize = 2000;
     train.data.testSize = 2000;
 
-    nlohmann::json result = {{"model", model},
-                             {"batch", batch},
-                             {"window", window},
-                             {"threads", 0},
-                             {"timed_steps", steps}};
+    nlohmann::json result = {
+        {"model", model},       {"batch", batch},
+        {"window", window},     {"threads", 0},
+        {"timed_steps", steps}, {"bf16_products", emulatingBf16Products() ? "emulated" : "native"}};
     applyThreadCount(threads);
+    if (!json && emulatingBf16Products()) {
+        std::printf("bf16 products emulated (%s): fp32 products of bf16-rounded operands\n",
+                    bf16EmulationReason().c_str());
+        std::fflush(stdout);
+    }
     if (!noGemm) {
         for (auto [key, dtype] : {std::pair{"fp32", torch::kFloat}, {"bf16", torch::kBFloat16}}) {
             result[std::string(key) + "_gemm_gflops"] = gemmGflops(dtype);
@@ -238,16 +251,20 @@ int runBench(const Args& args) {
         }
         if (precision == Precision::Fp32) {
             trainer.analyze();  // warm-up
-            std::vector<double> ms, projectionMs;
+            std::vector<double> ms, forwardMs, scoresMs, projectionMs;
             for (int i = 0; i < 3; ++i) {
                 const auto start = Clock::now();
                 const Analysis a = trainer.analyze();
                 ms.push_back(
                     std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+                forwardMs.push_back(a.forwardSeconds * 1e3);
+                scoresMs.push_back(a.scoringSeconds * 1e3);
                 projectionMs.push_back(a.projectionSeconds * 1e3);
                 result["projected_prompts"] = a.projection.prompts;
             }
             result["analysis_ms"] = median(ms);
+            result["analysis_forward_ms"] = median(forwardMs);
+            result["analysis_scores_ms"] = median(scoresMs);
             result["projection_ms"] = median(projectionMs);
         }
     }
@@ -256,10 +273,11 @@ int runBench(const Args& args) {
         std::cout << result.dump(2) << "\n";
     } else {
         std::printf(
-            "analysis snapshot: %.0f ms (%d prompts, all capture points; of which %.0f ms the "
-            "projections of %d prompts)\n",
+            "analysis snapshot: %.0f ms (%d prompts, all capture points; forward %.0f ms, "
+            "scores %.0f ms, projections of %d prompts %.0f ms)\n",
             result["analysis_ms"].get<double>(), analysisSamples,
-            result["projection_ms"].get<double>(), result["projected_prompts"].get<int>());
+            result["analysis_forward_ms"].get<double>(), result["analysis_scores_ms"].get<double>(),
+            result["projected_prompts"].get<int>(), result["projection_ms"].get<double>());
         std::printf(
             "model %d layers x %d wide, %d heads, dropout %g, batch %d x %d tokens, %d "
             "threads\n",

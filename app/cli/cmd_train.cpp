@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/model_flags.h"
 #include "cli/train_flags.h"
+#include "model/fast_ops.h"
 #include "run/run_folder.h"
 #include "training/data_parallel.h"
 #include "training/presets.h"
@@ -30,6 +31,16 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<RunControl*> g_running{nullptr};
+
+// "bf16", with a word where its matrix products are emulated (model/fast_ops.h)
+std::string precisionText(Precision precision) {
+    std::string text = toString(precision);
+    const std::string reason = bf16EmulationReason();
+    if (precision == Precision::Bf16 && !reason.empty()) {
+        text += " (products emulated in fp32 on bf16-rounded values: " + reason + ")";
+    }
+    return text;
+}
 
 // How long a rank waits for the others: at the rendezvous, and at each step while rank 0
 // evaluates, snapshots and probes. NOPESCOPE_GROUP_TIMEOUT_MINUTES sets it.
@@ -402,8 +413,8 @@ int runTrain(const Args& args) {
         plan.resumed ? "resuming" : "training", plan.preset.empty() ? "" : plan.preset.c_str(),
         taskName(trainer.task()).c_str(), m.nLayer, m.nEmbd, m.nHead,
         toString(m.positional).c_str(), toString(m.attention).c_str(),
-        toString(t.objective).c_str(), toString(t.precision).c_str(), t.batchSize, t.learningRate,
-        t.steps, plan.out.c_str());
+        toString(t.objective).c_str(), precisionText(t.precision).c_str(), t.batchSize,
+        t.learningRate, t.steps, plan.out.c_str());
     if (plan.rendezvous) {
         std::printf("data parallel: %d processes, each trains on %d of the batch's %d rows\n\n",
                     plan.rendezvous->worldSize, t.batchSize / plan.rendezvous->worldSize,

@@ -3,6 +3,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "model/fast_ops.h"
 #include "run/run_folder.h"
 #include "run/saved_model.h"
 #include "training/run_recorder.h"
@@ -94,7 +95,12 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         config["preset"] = m_spec.preset;
         RunRecorder recorder(trainer, runFolder.toStdString(), config, continuing,
                              m_checkpointFolder.toStdString());
-        channel->status(QString("training; run folder %1").arg(runFolder));
+        const std::string emulated = bf16EmulationReason();
+        channel->status(
+            trainer.trainConfig().precision == Precision::Bf16 && !emulated.empty()
+                ? QString("training in bf16, products emulated in fp32 (%1); run folder %2")
+                      .arg(QString::fromStdString(emulated), runFolder)
+                : QString("training; run folder %1").arg(runFolder));
         TrainerCallbacks forward;
         forward.evaluated = [channel](const Snapshot& p, bool) { channel->progress(p); };
         forward.snapshot = [channel](const Snapshot& s) { channel->snapshot(s); };

@@ -12,6 +12,9 @@ namespace nope::kernels {
 
 bool cpuHasAvx2Fma();
 bool cpuHasAvx512();  // AVX-512 F, BW, VL and DQ
+// bf16 dot products in hardware: AVX-512 BF16 or AMX-BF16 (the CPUID bits; without either,
+// LibTorch's bf16 matrix products run far slower than its fp32 ones: model/fast_ops.h)
+bool cpuHasBf16Products();
 
 #define NOPE_KERNEL_DECLARATIONS                                                               \
     /* y = gelu(x) */                                                                          \

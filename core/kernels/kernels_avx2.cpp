@@ -4,6 +4,10 @@
 // CPU checks and the choice between this build and the AVX-512 one.
 #include "kernels/kernels.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 #define NOPE_KERNEL_ISA avx2
 #include "kernels/dropout_body.inc"
 #include "kernels/gelu_body.inc"
@@ -23,6 +27,24 @@ bool cpuHasAvx512() {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+    return false;
+#endif
+}
+
+bool cpuHasBf16Products() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+        return false;
+    }
+    const bool amxBf16 = (edx >> 22) & 1u;  // leaf 7.0, EDX bit 22
+    const unsigned maxSubleaf = eax;
+    bool avx512Bf16 = false;
+    if (maxSubleaf >= 1 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) {
+        avx512Bf16 = ((eax >> 5) & 1u) && cpuHasAvx512();  // leaf 7.1, EAX bit 5
+    }
+    return amxBf16 || avx512Bf16;
 #else
     return false;
 #endif

@@ -8,6 +8,11 @@
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 namespace nope {
 
 namespace {
@@ -15,6 +20,29 @@ namespace {
 constexpr int64_t kGrain = 32768;
 
 thread_local bool t_fastKernels = true;
+
+Bf16Products bf16ProductsFromEnvironment() {
+    const char* value = std::getenv("NOPESCOPE_BF16_PRODUCTS");
+    if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) {
+        return Bf16Products::Auto;
+    }
+    if (std::strcmp(value, "native") == 0) {
+        return Bf16Products::Native;
+    }
+    if (std::strcmp(value, "emulated") == 0) {
+        return Bf16Products::Emulated;
+    }
+    std::fprintf(stderr,
+                 "NOPESCOPE_BF16_PRODUCTS: '%s' is not one of auto, native, emulated; using "
+                 "auto\n",
+                 value);
+    return Bf16Products::Auto;
+}
+
+std::atomic<Bf16Products>& bf16ProductsSetting() {
+    static std::atomic<Bf16Products> setting{bf16ProductsFromEnvironment()};
+    return setting;
+}
 
 template <typename F>
 void forChunks(int64_t n, F f) {
@@ -132,6 +160,41 @@ struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
 
 }  // namespace
 
+void setBf16Products(Bf16Products mode) {
+    bf16ProductsSetting().store(mode);
+}
+
+Bf16Products bf16Products() {
+    return bf16ProductsSetting().load();
+}
+
+bool emulatingBf16Products() {
+    static const bool kHardware = kernels::cpuHasBf16Products();
+    const Bf16Products mode = bf16Products();
+    return mode == Bf16Products::Emulated || (mode == Bf16Products::Auto && !kHardware);
+}
+
+std::string bf16EmulationReason() {
+    if (!emulatingBf16Products()) {
+        return {};
+    }
+    return bf16Products() == Bf16Products::Emulated ? "NOPESCOPE_BF16_PRODUCTS=emulated"
+                                                    : "this CPU has neither AVX-512 BF16 nor AMX";
+}
+
+bool emulateBf16Product(const torch::Tensor& a, const torch::Tensor& b) {
+    const auto floatOrBf16 = [](const torch::Tensor& t) {
+        return t.device().is_cpu() &&
+               (t.scalar_type() == torch::kFloat || t.scalar_type() == torch::kBFloat16);
+    };
+    return t_fastKernels && floatOrBf16(a) && floatOrBf16(b) && at::autocast::is_cpu_enabled() &&
+           at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && emulatingBf16Products();
+}
+
+torch::Tensor bf16Rounded(const torch::Tensor& t) {
+    return t.to(torch::kBFloat16).to(torch::kFloat);
+}
+
 bool fastKernelsEnabled() {
     return t_fastKernels;
 }
@@ -152,6 +215,10 @@ torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool
     const bool fp32 = t_fastKernels && a.device().is_cpu() && a.scalar_type() == torch::kFloat &&
                       b.scalar_type() == torch::kFloat && !at::autocast::is_cpu_enabled();
     if (!fp32) {
+        if (emulateBf16Product(a, b)) {
+            return BatchedMatmul::apply(bf16Rounded(a), bf16Rounded(b), transposeB)
+                .to(torch::kBFloat16);
+        }
         return torch::matmul(a, transposeB ? b.transpose(-2, -1) : b);
     }
     return BatchedMatmul::apply(a, b, transposeB);

@@ -5,6 +5,11 @@
 //     AVX-512);
 //   - the batched matrix products of attention in fp32, which LibTorch runs one small BLAS call
 //     per (batch, head) with a tensor slice each, here oneDNN's sgemm over a parallel loop.
+//   - bf16 matrix products (autocast's) on CPUs without bf16 instructions (AVX-512 BF16 or
+//     AMX), where LibTorch's run 20 to 40 times slower than its fp32 ones: emulated, the operands
+//     rounded to bf16 as autocast rounds them, multiplied by the fp32 kernels above and the
+//     product rounded to bf16, the same rounding points as a bf16 product (which accumulates in
+//     fp32); see Bf16Products.
 // Anything else (other dtypes, other devices) falls back to the LibTorch operation, and so does
 // everything, nope::linear's oneDNN path (model/linear.h) included, while fast kernels are turned
 // off on the calling thread: the plain LibTorch twin that tests/model/model_fixture_test.cpp checks
@@ -13,6 +18,8 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
 namespace nope {
 
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
@@ -20,6 +27,39 @@ torch::Tensor geluTanh(const torch::Tensor& x);
 
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);
+
+// How autocast's bf16 matrix products (nope::linear, batchedMatmul) run on the CPU: Auto emulates
+// them where the CPU has no bf16 instructions (kernels::cpuHasBf16Products()) and leaves them to
+// LibTorch elsewhere; Native and Emulated force one way (tests, bench). The environment variable
+// NOPESCOPE_BF16_PRODUCTS=native|emulated sets the starting value (read once); process-wide.
+enum class Bf16Products { Auto, Native, Emulated };
+void setBf16Products(Bf16Products mode);
+Bf16Products bf16Products();
+// Whether bf16 products are emulated now: Emulated, or Auto on a CPU without bf16 instructions.
+bool emulatingBf16Products();
+// Why bf16 products are emulated, for a status line ("this CPU has neither AVX-512 BF16 nor AMX"
+// or "NOPESCOPE_BF16_PRODUCTS=emulated"); empty where they are not.
+std::string bf16EmulationReason();
+
+// Sets the bf16 products' mode while it lives, then restores the previous one (process-wide).
+class Bf16ProductsScope {
+public:
+    explicit Bf16ProductsScope(Bf16Products mode) : m_previous(bf16Products()) {
+        setBf16Products(mode);
+    }
+    ~Bf16ProductsScope() { setBf16Products(m_previous); }
+    Bf16ProductsScope(const Bf16ProductsScope&) = delete;
+    Bf16ProductsScope& operator=(const Bf16ProductsScope&) = delete;
+
+private:
+    Bf16Products m_previous;
+};
+
+// Whether autocast's bf16 product of a and b takes the emulated path on this thread: fast kernels
+// on, CPU tensors of float or bf16, CPU autocast on in bf16, and emulatingBf16Products().
+bool emulateBf16Product(const torch::Tensor& a, const torch::Tensor& b);
+// t rounded to bf16 and back to float (differentiable: its gradient is rounded the same way).
+torch::Tensor bf16Rounded(const torch::Tensor& t);
 
 // Whether geluTanh, batchedMatmul and nope::linear may take their fast kernels on this thread (on
 // by default). The choice is made in the forward pass; its backward follows it.

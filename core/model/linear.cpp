@@ -69,12 +69,22 @@ bool useDnnl(const torch::Tensor& x, const torch::Tensor& w) {
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
                      const torch::Tensor& bias) {
-    if (!useDnnl(x, weight)) {
-        return torch::linear(x, weight, bias);
-    }
     auto shape = x.sizes().vec();
     const int64_t K = shape.back();
     shape.back() = weight.size(0);
+    if (x.dim() >= 2 && emulateBf16Product(x, weight)) {
+        // autocast's bf16 linear on a CPU without bf16 instructions: the rounded operands through
+        // the fp32 kernel, bias added in fp32, one rounding of the sum (model/fast_ops.h)
+        auto y = DnnlLinear::apply(bf16Rounded(x).reshape({-1, K}).contiguous(),
+                                   bf16Rounded(weight).contiguous());
+        if (bias.defined()) {
+            y = y + bf16Rounded(bias);
+        }
+        return y.to(torch::kBFloat16).view(shape);
+    }
+    if (!useDnnl(x, weight)) {
+        return torch::linear(x, weight, bias);
+    }
     auto y = DnnlLinear::apply(x.reshape({-1, K}).contiguous(), weight.contiguous()).view(shape);
     return bias.defined() ? y + bias : y;
 }

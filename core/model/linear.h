@@ -1,8 +1,10 @@
 // The Linear layer of the GPT: y = x W^T (+ b), weight (out, in) as in PyTorch.
 // In fp32 on the CPU the three matrix products of a Linear (forward, input gradient, weight
-// gradient) go to oneDNN's sgemm, about twice as fast here as the BLAS LibTorch calls; under
-// bf16 autocast, for any other dtype or device, and while fast kernels are off on the calling
-// thread (FastKernelsScope, model/fast_ops.h), it is plain torch::linear.
+// gradient) go to oneDNN's sgemm, about twice as fast here as the BLAS LibTorch calls, and so do
+// autocast's bf16 ones on a CPU without bf16 instructions, on the operands rounded to bf16
+// (Bf16Products, model/fast_ops.h); under bf16 autocast elsewhere, for any other dtype or device,
+// and while fast kernels are off on the calling thread (FastKernelsScope, model/fast_ops.h), it is
+// plain torch::linear.
 #pragma once
 
 #include <torch/torch.h>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/fast_ops.h"
 #include "probe/probe_result.h"
 #include "util/autocast_scope.h"
 
@@ -73,9 +74,15 @@ struct BatchedMlp {
     // against fp32 master weights, as autocast does.
     torch::Tensor forward(torch::Tensor x) const {
         const auto type = bf16 ? torch::kBFloat16 : torch::kFloat;
+        // without bf16 instructions the products run in fp32 on the bf16-rounded operands and
+        // are rounded once (model/fast_ops.h)
+        const bool emulated = bf16 && emulatingBf16Products();
         x = x.to(type);
         for (size_t i = 0; i < weights.size(); ++i) {
-            x = torch::baddbmm(biases[i].to(type), x, weights[i].to(type));
+            x = emulated ? torch::baddbmm(bf16Rounded(biases[i]), bf16Rounded(x),
+                                          bf16Rounded(weights[i]))
+                               .to(type)
+                         : torch::baddbmm(biases[i].to(type), x, weights[i].to(type));
             if (i + 1 < weights.size()) {
                 x = activate(x, activations[i]);
             }

@@ -20,6 +20,13 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
     EXPECT_GT(j.at("bf16_tokens_per_s").get<double>(), 0.0);
     EXPECT_GT(j.at("analysis_ms").get<double>(), 0.0);
     EXPECT_GT(j.at("projection_ms").get<double>(), 0.0);
+    EXPECT_GT(j.at("analysis_forward_ms").get<double>(), 0.0);
+    EXPECT_GE(j.at("analysis_scores_ms").get<double>(), 0.0);
+    EXPECT_LE(j.at("analysis_forward_ms").get<double>() + j.at("projection_ms").get<double>(),
+              j.at("analysis_ms").get<double>() * 1.5);  // parts of it (medians of 3)
+    // emulated where the CPU has no bf16 instructions (model/fast_ops.h)
+    const std::string products = j.at("bf16_products");
+    EXPECT_TRUE(products == "native" || products == "emulated") << products;
     // the model's FLOP rate beside the machine's matrix-product rate
     for (const char* key :
          {"fp32_gemm_gflops", "bf16_gemm_gflops", "fp32_model_gflops", "bf16_model_gflops"}) {

@@ -3,9 +3,14 @@
 
 #include <torch/torch.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "kernels/kernels.h"
 #include "model/dropout.h"
 #include "model/fast_ops.h"
+#include "model/linear.h"
+#include "util/autocast_scope.h"
 #include "util/runtime.h"
 
 namespace nope {
@@ -121,6 +126,98 @@ TEST(FastOps, BatchedMatmulMatchesLibTorch) {
     const auto q = base.transpose(1, 2).reshape({6, 8, 4});
     EXPECT_TRUE(torch::allclose(batchedMatmul(q, q, true), torch::matmul(q, q.transpose(1, 2)),
                                 1e-5, 1e-5));
+}
+
+double maxDifference(const torch::Tensor& a, const torch::Tensor& b) {
+    return (a - b).abs().max().item<double>();
+}
+
+double scale(const torch::Tensor& t) {
+    return t.abs().max().item<double>();
+}
+
+// The CPUID check agrees with the flags the kernel reports.
+TEST(FastOps, Bf16InstructionCheckAgreesWithProcCpuinfo) {
+    std::ifstream in("/proc/cpuinfo");
+    if (!in) {
+        GTEST_SKIP() << "no /proc/cpuinfo";
+    }
+    std::string line;
+    bool avx512Bf16 = false, amxBf16 = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("flags", 0) == 0) {
+            std::istringstream words(line);
+            for (std::string w; words >> w;) {
+                avx512Bf16 |= w == "avx512_bf16";
+                amxBf16 |= w == "amx_bf16";
+            }
+            break;
+        }
+    }
+    EXPECT_EQ(kernels::cpuHasBf16Products(), avx512Bf16 || amxBf16);
+}
+
+// Autocast's bf16 products emulated (fp32 kernels on bf16-rounded operands, one rounding of the
+// result) against LibTorch's own bf16 products: the definition to the bit, LibTorch's values and
+// gradients within bf16's rounding, and bf16 results as autocast gives.
+TEST(FastOps, EmulatedBf16ProductsMatchLibTorchsBf16) {
+    torch::manual_seed(3);
+    const auto x0 = torch::randn({4, 7, 48});
+    const auto w0 = torch::randn({24, 48}) * 0.2;
+    const auto b0 = torch::randn({24});
+    const auto g0 = torch::randn({4, 7, 24});
+    struct Result {
+        torch::Tensor y, dx, dw, db;
+    };
+    auto runLinear = [&](Bf16Products mode) {
+        Bf16ProductsScope products(mode);
+        AutocastScope bf16(true);
+        EXPECT_EQ(emulateBf16Product(x0, w0), mode == Bf16Products::Emulated);
+        const auto x = x0.clone().requires_grad_();
+        const auto w = w0.clone().requires_grad_();
+        const auto b = b0.clone().requires_grad_();
+        const auto y = linear(x, w, b);
+        EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
+        EXPECT_EQ(y.sizes(), torch::IntArrayRef({4, 7, 24}));
+        y.backward(g0.to(torch::kBFloat16));
+        return Result{y.to(torch::kFloat), x.grad(), w.grad(), b.grad()};
+    };
+    const Result native = runLinear(Bf16Products::Native);
+    const Result emulated = runLinear(Bf16Products::Emulated);
+    // the emulation's definition: one rounding of the fp32 product of rounded operands
+    const auto definition = torch::matmul(bf16Rounded(x0), bf16Rounded(w0).t()) + bf16Rounded(b0);
+    EXPECT_TRUE(torch::allclose(emulated.y, definition, 1.0 / 256, 1e-6));
+    const auto gradient = bf16Rounded(g0);
+    EXPECT_TRUE(torch::allclose(emulated.dx, gradient.matmul(bf16Rounded(w0)), 1.0 / 256, 1e-6));
+    EXPECT_FALSE(torch::equal(emulated.y, x0.matmul(w0.t()) + b0));  // rounded, not fp32
+    // LibTorch's bf16 products here may round more often than once (measured: 2 units in the last
+    // place of a gradient where the emulation stays within half of one), so within a few percent
+    // of each result's scale
+    EXPECT_LE(maxDifference(emulated.y, native.y), 0.03 * scale(native.y));
+    EXPECT_LE(maxDifference(emulated.dx, native.dx), 0.03 * scale(native.dx));
+    EXPECT_LE(maxDifference(emulated.dw, native.dw), 0.03 * scale(native.dw));
+    EXPECT_LE(maxDifference(emulated.db, native.db), 0.03 * scale(native.db));
+
+    for (bool transB : {false, true}) {
+        const auto a0 = torch::randn({6, 9, 16});
+        const auto c0 = transB ? torch::randn({6, 11, 16}) : torch::randn({6, 16, 11});
+        const auto h0 = torch::randn({6, 9, 11});
+        auto runMatmul = [&](Bf16Products mode) {
+            Bf16ProductsScope products(mode);
+            AutocastScope bf16(true);
+            const auto a = a0.clone().requires_grad_();
+            const auto c = c0.clone().requires_grad_();
+            const auto y = batchedMatmul(a, c, transB);
+            EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
+            y.backward(h0.to(torch::kBFloat16));
+            return std::vector<torch::Tensor>{y.to(torch::kFloat), a.grad(), c.grad()};
+        };
+        const auto n = runMatmul(Bf16Products::Native);
+        const auto e = runMatmul(Bf16Products::Emulated);
+        for (size_t i = 0; i < n.size(); ++i) {
+            EXPECT_LE(maxDifference(e[i], n[i]), 0.03 * scale(n[i])) << transB << " " << i;
+        }
+    }
 }
 
 TEST(FastOps, DropoutRateScaleAndGradient) {

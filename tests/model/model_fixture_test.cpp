@@ -54,6 +54,10 @@ constexpr Tolerance kFp32{1e-4, 1e-4, 0, 0};
 // 5% error in the bf16 GELU's gradient fails, a 2% error in one weight matrix does not (fp32
 // catches it).
 constexpr Tolerance kBf16{0, 0, 3e-2, 2.5e-2};
+// LibTorch's own bf16 products on a CPU without bf16 instructions (the plain path there; the fast
+// path emulates them, model/fast_ops.h) round more often than a bf16 product: measured 2.7% in
+// norm (a LayerNorm weight's gradient) on an AVX2-only AMD EPYC (Zen 3), so 4% there.
+constexpr Tolerance kBf16LibTorchWithoutBf16Instructions{0, 0, 3e-2, 4e-2};
 // The bf16 loss: a mean over the batch's 36 positions, computed in fp32 from the bf16 logits.
 constexpr Tolerance kBf16Loss{5e-3, 0, 0, 0};
 
@@ -182,7 +186,10 @@ TEST_P(ModelFixture, ComputesWhatPyTorchComputed) {
 
     const Fixture& f = Fixture::get();
     const Expected& expected = bf16 ? f.bf16 : f.fp32;
-    const Tolerance tol = bf16 ? kBf16 : kFp32;
+    const Tolerance tol = !bf16 ? kFp32
+                          : fast || kernels::cpuHasBf16Products()
+                              ? kBf16
+                              : kBf16LibTorchWithoutBf16Instructions;
     const Result r = runStep(*saved.model, fast, bf16);
     EXPECT_EQ(r.logits.scalar_type(), bf16 ? torch::kBFloat16 : torch::kFloat);
 

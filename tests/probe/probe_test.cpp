@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/fast_ops.h"
 #include "model/init.h"
 #include "probe/probe_features.h"
 #include "probe/probe_fit.h"
@@ -66,6 +67,27 @@ TEST(ProbeFit, RecoversAnEncodedPositionAndNotNoise) {
     // Shuffled targets teach nothing: the control does about as well as predicting the mean.
     EXPECT_NEAR(fits[0].controlNrmse, meanPredictionNrmse(8), 0.06);
     EXPECT_GT(fits[1].nrmse, 0.9 * meanPredictionNrmse(8));
+}
+
+// bf16 probes with the products emulated (as on CPUs without bf16 instructions) learn what
+// LibTorch's bf16 products learn: the same fit within bf16's rounding.
+TEST(ProbeFit, EmulatedBf16ProductsFitAsLibTorchsBf16) {
+    const auto input = syntheticInput(/*N=*/128, /*T=*/8, /*seed=*/2);
+    ProbeConfig config = smallProbe();
+    config.precision = ProbePrecision::Bf16;
+    config.epochs = 15;
+    auto fit = [&](Bf16Products mode) {
+        Bf16ProductsScope products(mode);
+        return fitProbes(input, config, /*seed=*/4);
+    };
+    const auto native = fit(Bf16Products::Native);
+    const auto emulated = fit(Bf16Products::Emulated);
+    ASSERT_EQ(native.size(), 2u);
+    ASSERT_EQ(emulated.size(), 2u);
+    EXPECT_GT(emulated[0].pearsonR, 0.95);
+    EXPECT_NEAR(emulated[0].pearsonR, native[0].pearsonR, 0.02);
+    EXPECT_NEAR(emulated[0].nrmse, native[0].nrmse, 0.02);
+    EXPECT_NEAR(emulated[1].nrmse, native[1].nrmse, 0.05);
 }
 
 TEST(ProbeFit, IsDeterministicBySeed) {

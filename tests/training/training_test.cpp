@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "analysis/analyzer.h"
+#include "model/fast_ops.h"
 #include "model/init.h"
 #include "tasks/vocab.h"
 #include "training/lr_schedule.h"
@@ -356,6 +357,36 @@ TEST(Trainer, MaskedObjectiveTrains) {
     }
     EXPECT_TRUE(std::isfinite(last));
     EXPECT_LT(last, first);
+}
+
+// bf16 steps with the products emulated (fp32 kernels on bf16-rounded operands, as on CPUs
+// without bf16 instructions) follow LibTorch's bf16 products' loss curve within bf16's rounding,
+// and move away from the fp32 curve no further than LibTorch's do.
+TEST(Trainer, EmulatedBf16ProductsFollowTheBf16LossCurve) {
+    const ModelConfig m = tinyModel();
+    TrainConfig t = tinyTrain(Objective::Lm);
+    auto curve = [&](Precision precision, Bf16Products mode) {
+        Bf16ProductsScope products(mode);
+        t.precision = precision;
+        Trainer trainer(TaskKind::Addition, m, t);
+        std::vector<double> losses;
+        for (int i = 0; i < 12; ++i) {
+            losses.push_back(trainer.stepOnce());
+        }
+        return losses;
+    };
+    const auto native = curve(Precision::Bf16, Bf16Products::Native);
+    const auto emulated = curve(Precision::Bf16, Bf16Products::Emulated);
+    const auto fp32 = curve(Precision::Fp32, Bf16Products::Auto);
+    double nativeFromFp32 = 0.0;
+    for (size_t i = 0; i < native.size(); ++i) {
+        EXPECT_NEAR(emulated[i], native[i], 0.02 * native[i]) << "step " << i;
+        nativeFromFp32 = std::max(nativeFromFp32, std::abs(native[i] - fp32[i]));
+    }
+    EXPECT_LT(emulated.back(), emulated.front());
+    for (size_t i = 0; i < native.size(); ++i) {
+        EXPECT_LE(std::abs(emulated[i] - fp32[i]), 2 * nativeFromFp32 + 1e-3) << "step " << i;
+    }
 }
 
 TEST(Trainer, SameSeedSameLossCurve) {
