@@ -29,7 +29,9 @@ bool cpuHasBf16Products();
     void dropoutMask(uint64_t seed, uint32_t threshold, float scale, int64_t firstPair,        \
                      int64_t pairs, float* out);                                               \
     void dropoutMaskBf16(uint64_t seed, uint32_t threshold, uint16_t scale, int64_t firstPair, \
-                         int64_t pairs, uint16_t* out);
+                         int64_t pairs, uint16_t* out);                                        \
+    /* y = x rounded to the nearest bf16 (ties to even), kept in fp32; x == y allowed */       \
+    void roundToBf16(const float* x, float* y, int64_t n);
 
 namespace avx2 {
 NOPE_KERNEL_DECLARATIONS
@@ -50,6 +52,7 @@ struct Kernels {
     void (*geluBackwardBf16)(const uint16_t*, const uint16_t*, uint16_t*, int64_t);
     void (*dropoutMask)(uint64_t, uint32_t, float, int64_t, int64_t, float*);
     void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
+    void (*roundToBf16)(const float*, float*, int64_t);
 };
 const Kernels& selected();
 

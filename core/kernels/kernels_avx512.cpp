@@ -9,3 +9,4 @@
 #define NOPE_KERNEL_ISA avx512
 #include "kernels/dropout_body.inc"
 #include "kernels/gelu_body.inc"
+#include "kernels/round_body.inc"

@@ -158,6 +158,35 @@ struct BatchedMatmul : torch::autograd::Function<BatchedMatmul> {
     }
 };
 
+// t (float) rounded to bf16 and kept in fp32, in one pass (.to(kBFloat16).to(kFloat) takes two
+// and a bf16 buffer).
+torch::Tensor roundedToBf16(const torch::Tensor& t) {
+    const auto in = t.contiguous();
+    auto out = torch::empty_like(in);
+    const kernels::Kernels& k = kernels::selected();
+    const float* src = in.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    forChunks(in.numel(), [&](int64_t at, int64_t len) { k.roundToBf16(src + at, dst + at, len); });
+    return out;
+}
+
+// The rounding as a differentiable operation: the gradient is rounded the same way, as the two
+// casts' gradients round it.
+struct Bf16Round : torch::autograd::Function<Bf16Round> {
+    static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& t) {
+        NOPE_PROFILE_SCOPE("nope::round_bf16");
+        return roundedToBf16(t);
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::round_bf16_backward");
+        if (!grads[0].defined()) {
+            return {torch::Tensor()};
+        }
+        return {roundedToBf16(grads[0].to(torch::kFloat))};
+    }
+};
+
 }  // namespace
 
 void setBf16Products(Bf16Products mode) {
@@ -192,6 +221,10 @@ bool emulateBf16Product(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 torch::Tensor bf16Rounded(const torch::Tensor& t) {
+    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
+    if (kAvx2 && t_fastKernels && t.device().is_cpu() && t.scalar_type() == torch::kFloat) {
+        return Bf16Round::apply(t);
+    }
     return t.to(torch::kBFloat16).to(torch::kFloat);
 }
 

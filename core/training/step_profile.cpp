@@ -62,7 +62,7 @@ std::string profileCategory(const std::string& op) {
         return "optimizer";
     }
     if (op == "aten::to" || has(op, "_to_copy") || has(op, "copy_") || has(op, "type_as") ||
-        has(op, "contiguous") || has(op, "clone")) {
+        has(op, "contiguous") || has(op, "clone") || has(op, "round_bf16")) {
         return "casts and copies";
     }
     if (has(op, "empty") || has(op, "zeros") || has(op, "zero_") || has(op, "fill_") ||

@@ -3,7 +3,9 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "kernels/kernels.h"
@@ -66,6 +68,9 @@ TEST(FastOps, GeluKernelsAgreeAcrossInstructionSets) {
     kernels::avx512::geluBackwardBf16(xs, gs, d.data(), n);
     EXPECT_EQ(c, d);
     EXPECT_EQ(kernels::selected().geluForward, &kernels::avx512::geluForward);
+    kernels::avx2::roundToBf16(g.data_ptr<float>(), a.data(), n);  // the bf16 rounding
+    kernels::avx512::roundToBf16(g.data_ptr<float>(), b.data(), n);
+    EXPECT_EQ(a, b);
     // the dropout mask: the same bits, in fp32 and bf16, from any first pair
     const uint32_t threshold = static_cast<uint32_t>(0.3 * 4294967296.0);
     std::vector<float> m2(2 * 517), m5(2 * 517);
@@ -155,6 +160,26 @@ TEST(FastOps, Bf16InstructionCheckAgreesWithProcCpuinfo) {
         }
     }
     EXPECT_EQ(kernels::cpuHasBf16Products(), avx512Bf16 || amxBf16);
+}
+
+// The one-pass rounding (kernels' roundToBf16) gives LibTorch's two casts to the bit, ties and the
+// largest floats included, and rounds the gradient the same way.
+TEST(FastOps, Bf16RoundingIsLibTorchsConversion) {
+    torch::manual_seed(5);
+    const float inf = std::numeric_limits<float>::infinity();
+    const float largest = std::numeric_limits<float>::max();
+    const auto special = torch::tensor({0.0f, -0.0f, inf, -inf, largest, -largest, 1.00390625f,
+                                        1.01171875f, -1.00390625f, 3.0e38f, 1e-30f});
+    const auto x0 = torch::cat({torch::randn({100003}) * 100, special});
+    const auto x = x0.clone().requires_grad_();
+    const auto y = bf16Rounded(x);
+    EXPECT_TRUE(torch::equal(y, x0.to(torch::kBFloat16).to(torch::kFloat)));
+    EXPECT_EQ(y[-11 + 6].item<float>(), 1.0f);       // a tie, to the even 1
+    EXPECT_EQ(y[-11 + 7].item<float>(), 1.015625f);  // a tie, to the even above
+    EXPECT_TRUE(std::isnan(bf16Rounded(torch::tensor({std::nanf("")})).item<float>()));
+    const auto g = torch::randn_like(x0);
+    y.backward(g);
+    EXPECT_TRUE(torch::equal(x.grad(), g.to(torch::kBFloat16).to(torch::kFloat)));
 }
 
 // Autocast's bf16 products emulated (fp32 kernels on bf16-rounded operands, one rounding of the
