@@ -41,20 +41,6 @@ bool emulatingBf16Products();
 // or "NOPESCOPE_BF16_PRODUCTS=emulated"); empty where they are not.
 std::string bf16EmulationReason();
 
-// Sets the bf16 products' mode while it lives, then restores the previous one (process-wide).
-class Bf16ProductsScope {
-public:
-    explicit Bf16ProductsScope(Bf16Products mode) : m_previous(bf16Products()) {
-        setBf16Products(mode);
-    }
-    ~Bf16ProductsScope() { setBf16Products(m_previous); }
-    Bf16ProductsScope(const Bf16ProductsScope&) = delete;
-    Bf16ProductsScope& operator=(const Bf16ProductsScope&) = delete;
-
-private:
-    Bf16Products m_previous;
-};
-
 // Whether autocast's bf16 product of a and b takes the emulated path on this thread: fast kernels
 // on, CPU tensors of float or bf16, CPU autocast on in bf16, and emulatingBf16Products().
 bool emulateBf16Product(const torch::Tensor& a, const torch::Tensor& b);
@@ -66,19 +52,23 @@ torch::Tensor bf16Rounded(const torch::Tensor& t);
 bool fastKernelsEnabled();
 void setFastKernels(bool enabled);
 
-// Turns the fast kernels on or off on this thread while it lives, then restores the previous
-// setting.
-class FastKernelsScope {
+// Sets a setting (read with Get, written with Set) while it lives, then restores the previous
+// value.
+template <typename T, T (*Get)(), void (*Set)(T)>
+class ScopedSetting {
 public:
-    explicit FastKernelsScope(bool enabled) : m_previous(fastKernelsEnabled()) {
-        setFastKernels(enabled);
-    }
-    ~FastKernelsScope() { setFastKernels(m_previous); }
-    FastKernelsScope(const FastKernelsScope&) = delete;
-    FastKernelsScope& operator=(const FastKernelsScope&) = delete;
+    explicit ScopedSetting(T value) : m_previous(Get()) { Set(value); }
+    ~ScopedSetting() { Set(m_previous); }
+    ScopedSetting(const ScopedSetting&) = delete;
+    ScopedSetting& operator=(const ScopedSetting&) = delete;
 
 private:
-    bool m_previous;
+    T m_previous;
 };
+
+// Turns the fast kernels on or off on this thread while it lives.
+using FastKernelsScope = ScopedSetting<bool, fastKernelsEnabled, setFastKernels>;
+// Sets the bf16 products' mode while it lives (process-wide).
+using Bf16ProductsScope = ScopedSetting<Bf16Products, bf16Products, setBf16Products>;
 
 }  // namespace nope
