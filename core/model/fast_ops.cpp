@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 namespace nope {
 
@@ -115,8 +117,8 @@ void sgemmBatch(const torch::Tensor& a, bool transA, const torch::Tensor& b, boo
     float* C = c.data_ptr<float>();
     at::parallel_for(0, N, 1, [&](int64_t begin, int64_t end) {
         for (int64_t n = begin; n < end; ++n) {
-            dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, P, K, 1.0f, A + n * strideA,
-                       a.size(2), B + n * strideB, b.size(2), 0.0f, C + n * M * P, P);
+            sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', M, P, K, A + n * strideA, a.size(2),
+                  B + n * strideB, b.size(2), C + n * M * P);
         }
     });
 }
@@ -188,6 +190,19 @@ struct Bf16Round : torch::autograd::Function<Bf16Round> {
 };
 
 }  // namespace
+
+void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float* C) {
+    const dnnl_status_t status =
+        dnnl_sgemm(transA, transB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
+    if (status == dnnl_out_of_memory) {
+        throw std::bad_alloc();
+    }
+    if (status != dnnl_success) {
+        throw std::runtime_error("oneDNN sgemm failed with status " +
+                                 std::to_string(static_cast<int>(status)));
+    }
+}
 
 void setBf16Products(Bf16Products mode) {
     bf16ProductsSetting().store(mode);

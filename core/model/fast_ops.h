@@ -25,6 +25,12 @@ namespace nope {
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 torch::Tensor geluTanh(const torch::Tensor& x);
 
+// C (M x N, row-major) = op(A) op(B) through oneDNN's sgemm, op = transpose where the flag is 'T'.
+// oneDNN running out of memory (its packing buffers) throws std::bad_alloc, as LibTorch's
+// allocator does, so that a user reads "out of memory"; any other failure a runtime_error.
+void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+           const float* B, int64_t ldb, float* C);
+
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);
 

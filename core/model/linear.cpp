@@ -7,22 +7,9 @@
 
 #include <ATen/autocast_mode.h>
 
-#include <stdexcept>
-
 namespace nope {
 
 namespace {
-
-// C (M x N, row-major) = op(A) * op(B), with op = transpose where the flag is 'T'.
-void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
-           const float* B, int64_t ldb, float* C) {
-    const dnnl_status_t status =
-        dnnl_sgemm(transA, transB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
-    if (status != dnnl_success) {
-        throw std::runtime_error("oneDNN sgemm failed with status " +
-                                 std::to_string(static_cast<int>(status)));
-    }
-}
 
 // y = x W^T for 2-D x (M x K) and W (N x K), with the gradients of both.
 struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
