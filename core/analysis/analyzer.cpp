@@ -1,6 +1,10 @@
 #include "analysis/analyzer.h"
 
+#include <ATen/Parallel.h>
+
+#include <atomic>
 #include <chrono>
+#include <cmath>
 
 #include "analysis/adjacency.h"
 #include "analysis/projection_fit.h"
@@ -22,6 +26,98 @@ struct Accumulator {
     bool nan = false;
 };
 
+// Per vector of float states (..., D), in one pass over them: its norm and population variance
+// (summed in double), and over all of them whether every value is finite and whether the
+// cosines can come from the Gram product as it is (every norm 0 or within [1e-15, 1e15], so
+// that float32's products neither overflow nor vanish).
+struct VectorStats {
+    torch::Tensor norms, variances;  // (...) float
+    bool finite = true;
+    bool gramSafe = true;
+};
+
+VectorStats vectorStats(const torch::Tensor& h) {
+    TORCH_CHECK(h.scalar_type() == torch::kFloat && h.is_contiguous() && h.device().is_cpu(),
+                "vectorStats takes contiguous float states on the CPU");
+    const int64_t D = h.size(-1);
+    VectorStats s;
+    s.norms = torch::empty(h.sizes().slice(0, h.dim() - 1), h.options());
+    s.variances = torch::empty_like(s.norms);
+    const int64_t rows = s.norms.numel();
+    const float* x = h.data_ptr<float>();
+    float* norms = s.norms.data_ptr<float>();
+    float* variances = s.variances.data_ptr<float>();
+    std::atomic<bool> finite{true}, safe{true};
+    at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
+        constexpr int L = 4;  // independent sums: the loop is not one chain of additions
+        bool chunkFinite = true, chunkSafe = true;
+        for (int64_t r = begin; r < end; ++r) {
+            const float* row = x + r * D;
+            double sum[L] = {}, squares[L] = {};
+            int64_t d = 0;
+            for (; d + L <= D; d += L) {
+                for (int l = 0; l < L; ++l) {
+                    const double value = row[d + l];
+                    sum[l] += value;
+                    squares[l] += value * value;
+                }
+            }
+            for (; d < D; ++d) {
+                sum[0] += row[d];
+                squares[0] += double(row[d]) * row[d];
+            }
+            const double mean =
+                (sum[0] + sum[1] + sum[2] + sum[3]) / double(std::max<int64_t>(D, 1));
+            const double square = squares[0] + squares[1] + squares[2] + squares[3];
+            double centred[L] = {};
+            for (d = 0; d + L <= D; d += L) {
+                for (int l = 0; l < L; ++l) {
+                    const double c = row[d + l] - mean;
+                    centred[l] += c * c;
+                }
+            }
+            for (; d < D; ++d) {
+                centred[0] += (row[d] - mean) * (row[d] - mean);
+            }
+            const double norm = std::sqrt(square);
+            norms[r] = static_cast<float>(norm);
+            variances[r] = static_cast<float>((centred[0] + centred[1] + centred[2] + centred[3]) /
+                                              double(std::max<int64_t>(D, 1)));
+            if (!std::isfinite(square)) {
+                chunkFinite = false;
+            } else if (norm != 0.0 && (norm < 1e-15 || norm > 1e15)) {
+                chunkSafe = false;
+            }
+        }
+        if (!chunkFinite) {
+            finite = false;
+        }
+        if (!chunkSafe) {
+            safe = false;
+        }
+    });
+    s.finite = finite;
+    s.gramSafe = finite && safe;
+    return s;
+}
+
+// The cosines of float states (B, T, D) given their statistics: the Gram product divided by the
+// norms where that is safe, else each vector scaled to unit length first.
+torch::Tensor cosines(const torch::Tensor& h, const VectorStats& stats) {
+    if (stats.gramSafe) {
+        // a zero vector has cosine 0 with everything
+        const auto inverse = torch::where(stats.norms > 0, 1.0f / stats.norms,
+                                          torch::zeros_like(stats.norms));  // (B, T)
+        return torch::bmm(h, h.transpose(1, 2)) * inverse.unsqueeze(2) * inverse.unsqueeze(1);
+    }
+    // Each vector divided by its largest magnitude first (a cosine does not depend on the scale),
+    // so that float32's squares neither overflow nor vanish.
+    const auto largest = h.abs().amax(/*dim=*/-1, /*keepdim=*/true);
+    const auto scaled = h / torch::where(largest > 0, largest, torch::ones_like(largest));
+    const auto unit = scaled / scaled.norm(2, /*dim=*/-1, /*keepdim=*/true).clamp_min(1e-8);
+    return torch::bmm(unit, unit.transpose(1, 2));
+}
+
 // Keeps the hidden states and cosine matrices of the prompts firstPrompt.. that are among the
 // first `prompts`.
 void keepForProjection(Accumulator& acc, const torch::Tensor& hidden, const torch::Tensor& cos,
@@ -36,23 +132,15 @@ void keepForProjection(Accumulator& acc, const torch::Tensor& hidden, const torc
 void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
            const AnalysisOptions& options) {
     const int keepPrompts = options.keepPrompts;
-    const auto h = hidden.to(torch::kFloat);
-    const auto cos = selfCosine(h).to(torch::kCPU).contiguous();  // (B, T, T)
-    auto norms = h.norm(2, /*dim=*/-1);                           // (B, T)
-    auto vars = h.var(/*dim=*/-1, /*unbiased=*/false);            // (B, T)
-    // Finite norms and variances mean finite states: the one pass over the states is rare.
-    if (!(torch::isfinite(norms).all().item<bool>() && torch::isfinite(vars).all().item<bool>())) {
-        if (!acc.nonFinite && !torch::isfinite(h).all().item<bool>()) {
-            acc.nonFinite = true;
-            acc.nan = torch::isnan(h).any().item<bool>();
-        }
-        // large finite states overflow float32's squares: float64 for those
-        const auto h64 = h.to(torch::kDouble);
-        norms = h64.norm(2, /*dim=*/-1).to(torch::kFloat);
-        vars = h64.var(/*dim=*/-1, /*unbiased=*/false).to(torch::kFloat);
+    const auto h = hidden.to(torch::kCPU, torch::kFloat).contiguous();
+    const VectorStats stats = vectorStats(h);         // one pass: norms, variances, finiteness
+    const auto cos = cosines(h, stats).contiguous();  // (B, T, T)
+    if (!stats.finite && !acc.nonFinite) {
+        acc.nonFinite = true;
+        acc.nan = torch::isnan(h).any().item<bool>();
     }
-    norms = norms.to(torch::kCPU).contiguous();
-    vars = vars.to(torch::kCPU).contiguous();
+    const auto& norms = stats.norms;
+    const auto& vars = stats.variances;
     const int64_t B = cos.size(0);
     const int T = static_cast<int>(cos.size(1));
     const float* c = cos.data_ptr<float>();
@@ -189,15 +277,13 @@ EvalScope::~EvalScope() {
 }
 
 torch::Tensor selfCosine(const torch::Tensor& hidden) {
-    auto h = hidden.to(torch::kFloat);
-    // Vectors whose squares would overflow float32 are scaled down first (a cosine does not
-    // depend on the scale); the others are used as they are, to the last bit.
-    const auto largest = h.abs().amax(/*dim=*/-1, /*keepdim=*/true);
-    if ((largest > 1e15f).any().item<bool>()) {
-        h = h / torch::where(largest > 1e15f, largest, torch::ones_like(largest));
+    if (!hidden.device().is_cpu()) {
+        VectorStats unknown;
+        unknown.gramSafe = false;  // each vector scaled to unit length, on its device
+        return cosines(hidden.to(torch::kFloat), unknown);
     }
-    const auto unit = h / h.norm(2, /*dim=*/-1, /*keepdim=*/true).clamp_min(1e-8);  // (B, T, D)
-    return torch::bmm(unit, unit.transpose(1, 2));                                  // (B, T, T)
+    const auto h = hidden.to(torch::kFloat).contiguous();
+    return cosines(h, vectorStats(h));
 }
 
 Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOptions& options,

@@ -125,6 +125,22 @@ TEST(SelfCosine, HugeStatesGiveTheSameMatrix) {
     EXPECT_TRUE(torch::equal(selfCosine(h * 1e3), selfCosine(h * 1e3)));
 }
 
+// The cosines come from the Gram product where float32 allows it and from unit vectors where it
+// does not (norms beyond 1e15 or below 1e-15): the two agree, at every scale in between too.
+TEST(SelfCosine, GramAndUnitVectorPathsAgree) {
+    torch::manual_seed(3);
+    const auto h = torch::randn({3, 9, 48});
+    const auto reference = selfCosine(h * 1e16);  // unit vectors
+    for (double scale : {1e-14, 1e-6, 1.0, 1e6, 1e14}) {
+        EXPECT_TRUE(torch::allclose(selfCosine(h * scale), reference, 1e-5, 1e-6)) << scale;
+    }
+    auto mixed = h.clone();
+    mixed[1] *= 1e-20;  // one sequence too small for float32's squares: all by unit vectors
+    EXPECT_TRUE(torch::allclose(selfCosine(mixed)[0], reference[0], 1e-5, 1e-6));
+    const auto diagonal = selfCosine(h).diagonal(0, 1, 2);
+    EXPECT_TRUE(torch::allclose(diagonal, torch::ones_like(diagonal), 1e-6, 1e-6));
+}
+
 // Weights drawn with std 1e30: the embedding is still scored (its cosines are scale-free), and
 // the analysis names where the states stop being finite instead of a silent table of zeros.
 TEST(Analyzer, NamesWhereHiddenStatesStopBeingFinite) {
