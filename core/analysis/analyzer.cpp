@@ -44,12 +44,16 @@ VectorStats vectorStats(const torch::Tensor& h) {
     s.norms = torch::empty(h.sizes().slice(0, h.dim() - 1), h.options());
     s.variances = torch::empty_like(s.norms);
     const int64_t rows = s.norms.numel();
+    const double count = double(std::max<int64_t>(D, 1));
     const float* x = h.data_ptr<float>();
     float* norms = s.norms.data_ptr<float>();
     float* variances = s.variances.data_ptr<float>();
     std::atomic<bool> finite{true}, safe{true};
     at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
         constexpr int L = 4;  // independent sums: the loop is not one chain of additions
+        const auto total = [](const double(&parts)[L]) {
+            return parts[0] + parts[1] + parts[2] + parts[3];
+        };
         bool chunkFinite = true, chunkSafe = true;
         for (int64_t r = begin; r < end; ++r) {
             const float* row = x + r * D;
@@ -66,9 +70,8 @@ VectorStats vectorStats(const torch::Tensor& h) {
                 sum[0] += row[d];
                 squares[0] += double(row[d]) * row[d];
             }
-            const double mean =
-                (sum[0] + sum[1] + sum[2] + sum[3]) / double(std::max<int64_t>(D, 1));
-            const double square = squares[0] + squares[1] + squares[2] + squares[3];
+            const double mean = total(sum) / count;
+            const double square = total(squares);
             double centred[L] = {};
             for (d = 0; d + L <= D; d += L) {
                 for (int l = 0; l < L; ++l) {
@@ -81,8 +84,7 @@ VectorStats vectorStats(const torch::Tensor& h) {
             }
             const double norm = std::sqrt(square);
             norms[r] = static_cast<float>(norm);
-            variances[r] = static_cast<float>((centred[0] + centred[1] + centred[2] + centred[3]) /
-                                              double(std::max<int64_t>(D, 1)));
+            variances[r] = static_cast<float>(total(centred) / count);
             if (!std::isfinite(square)) {
                 chunkFinite = false;
             } else if (norm != 0.0 && (norm < 1e-15 || norm > 1e15)) {

@@ -3,8 +3,6 @@
 #include "model/fast_ops.h"
 #include "util/profile_scope.h"
 
-#include <dnnl.h>
-
 #include <ATen/autocast_mode.h>
 
 namespace nope {
