@@ -8,6 +8,7 @@
 
 #include "analysis/adjacency.h"
 #include "analysis/projection_fit.h"
+#include "model/fast_ops.h"
 #include "util/autocast_scope.h"
 
 namespace nope {
@@ -110,7 +111,8 @@ torch::Tensor cosines(const torch::Tensor& h, const VectorStats& stats) {
         // a zero vector has cosine 0 with everything
         const auto inverse = torch::where(stats.norms > 0, 1.0f / stats.norms,
                                           torch::zeros_like(stats.norms));  // (B, T)
-        return torch::bmm(h, h.transpose(1, 2)) * inverse.unsqueeze(2) * inverse.unsqueeze(1);
+        return batchedMatmul(h, h, /*transposeB=*/true) * inverse.unsqueeze(2) *
+               inverse.unsqueeze(1);
     }
     // Each vector divided by its largest magnitude first (a cosine does not depend on the scale),
     // so that float32's squares neither overflow nor vanish.

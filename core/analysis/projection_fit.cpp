@@ -1,8 +1,12 @@
 #include "analysis/projection_fit.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <tuple>
+
+#include "model/fast_ops.h"
 
 namespace nope {
 
@@ -13,6 +17,43 @@ namespace {
 constexpr int64_t kFullDecomposition = 48;
 constexpr int64_t kSubspace = 12;  // vectors iterated: the 3 wanted and 9 to speed convergence
 constexpr int kIterations = 16;
+
+// LibTorch decomposes a batch of matrices (linalg_eigh, linalg_qr) one LAPACK call after
+// another on one thread; a snapshot's batches are hundreds of small matrices. `decompose` on
+// parts of the batch, one part per thread, the results joined in order.
+template <typename Decompose>
+std::pair<torch::Tensor, torch::Tensor> onEveryThread(const torch::Tensor& batch,
+                                                      Decompose decompose) {
+    const int64_t B = batch.size(0);
+    const int64_t parts = std::min<int64_t>(at::get_num_threads(), B);
+    if (parts <= 1) {
+        return decompose(batch);
+    }
+    std::vector<torch::Tensor> first(static_cast<size_t>(parts)), second(first.size());
+    at::parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+            std::tie(first[p], second[p]) =
+                decompose(batch.slice(0, B * p / parts, B * (p + 1) / parts));
+        }
+    });
+    return {torch::cat(first), torch::cat(second)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> eigh(const torch::Tensor& symmetric) {
+    return onEveryThread(symmetric, [](const torch::Tensor& part) {
+        auto [values, vectors] = torch::linalg_eigh(part);
+        return std::pair{values, vectors};
+    });
+}
+
+torch::Tensor orthonormalBasis(const torch::Tensor& columns) {
+    return onEveryThread(columns,
+                         [](const torch::Tensor& part) {
+                             auto [q, r] = torch::linalg_qr(part);
+                             return std::pair{q, r};
+                         })
+        .first;
+}
 
 // The top `kProjectionAxes` eigenpairs of each symmetric matrix of a batch (B, n, n), largest
 // first, eigenvalues below zero set to zero, missing pairs (n < 3) zero; and the sum of each
@@ -31,11 +72,12 @@ std::pair<torch::Tensor, torch::Tensor> subspaceEigen(const torch::Tensor& psd) 
     at::Generator generator = at::detail::createCPUGenerator(/*seed_in=*/0x5eed);
     auto basis = torch::randn({a.size(0), a.size(1), kSubspace}, generator, a.options());
     for (int i = 0; i < kIterations; ++i) {
-        basis = std::get<0>(torch::linalg_qr(torch::bmm(a, basis)));
+        basis = orthonormalBasis(batchedMatmul(a, basis, /*transposeB=*/false));
     }
     const auto q = basis.to(torch::kDouble);
-    const auto small = torch::bmm(q.transpose(1, 2), torch::bmm(a, basis).to(torch::kDouble));
-    auto [values, vectors] = torch::linalg_eigh(0.5 * (small + small.transpose(1, 2)));
+    const auto small = torch::bmm(q.transpose(1, 2),
+                                  batchedMatmul(a, basis, /*transposeB=*/false).to(torch::kDouble));
+    auto [values, vectors] = eigh(0.5 * (small + small.transpose(1, 2)));
     return {values, torch::bmm(q, vectors)};
 }
 
@@ -44,7 +86,7 @@ TopEigen topEigen(const torch::Tensor& symmetric, bool psd) {
     const int64_t n = symmetric.size(1);
     const bool iterate = psd && n > kFullDecomposition;
     auto [values, vectors] =
-        iterate ? subspaceEigen(symmetric) : torch::linalg_eigh(symmetric.to(torch::kDouble));
+        iterate ? subspaceEigen(symmetric) : eigh(symmetric.to(torch::kDouble));
     const int64_t found = values.size(1);
     const int64_t k = std::min<int64_t>(kProjectionAxes, found);
     TopEigen top;
@@ -122,11 +164,11 @@ AxesFit principalAxes(const torch::Tensor& x) {
     return maybeBatched(x, 2, [](const torch::Tensor& batch) {
         // The products in float32 (the bulk of the work), the eigenproblem in float64.
         const auto xf = batch.to(torch::kFloat);
-        const auto xc = xf - xf.mean(1, /*keepdim=*/true);
+        const auto xc = (xf - xf.mean(1, /*keepdim=*/true)).contiguous();
         AxesFit fit;
         if (xc.size(1) <= xc.size(2)) {
             // Fewer points than dimensions: the Gram matrix's eigenvectors are the coordinates.
-            const auto gram = torch::bmm(xc, xc.transpose(1, 2));
+            const auto gram = batchedMatmul(xc, xc, /*transposeB=*/true);
             const TopEigen top = topEigen(gram, /*psd=*/true);
             fit.coords = top.vectors * top.values.sqrt().unsqueeze(1);
             fit.explained = shares(top.values, gram.diagonal(0, 1, 2).sum(1).to(torch::kDouble));

@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sched.h>
 
+#include <atomic>
 #include <thread>
 
 #include <ATen/Context.h>
@@ -28,6 +29,12 @@ void applyThreadCount(int threads) {
     at::globalContext().setFlushDenormal(true);
     at::parallel_for(0, at::get_num_threads(), 1,
                      [](int64_t, int64_t) { at::globalContext().setFlushDenormal(true); });
+}
+
+int loopThreads() {
+    std::atomic<int> chunks{0};  // one chunk per thread of the loop
+    at::parallel_for(0, at::get_num_threads(), 1, [&](int64_t, int64_t) { ++chunks; });
+    return chunks.load();
 }
 
 void configureRuntime(int threads) {

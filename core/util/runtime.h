@@ -9,6 +9,11 @@ namespace nope {
 // Number of cores this process may use.
 int availableCores();
 
+// How many threads the project's own at::parallel_for loops run on: LibTorch's thread count
+// where the core library is compiled with OpenMP (CMakeLists.txt), 1 where it is not (the
+// template runs its loop serially then, without a word).
+int loopThreads();
+
 // Call once at startup: tunes malloc and sets the thread count (0 = all cores).
 void configureRuntime(int threads);
 

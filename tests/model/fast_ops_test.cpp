@@ -270,5 +270,15 @@ TEST(Runtime, DenormalsAreFlushedOnEveryThread) {
     EXPECT_EQ((x * 3.0f).view(torch::kInt32).count_nonzero().item<int64_t>(), 0);
 }
 
+// The project's loops (GELU, dropout, AdamW, attention's batched products, the analysis) use
+// every thread: at::parallel_for is a parallel loop only in files compiled with OpenMP.
+TEST(Runtime, ProjectLoopsRunOnEveryThread) {
+#ifdef __SANITIZE_THREAD__
+    GTEST_SKIP() << "the ThreadSanitizer build leaves OpenMP out (CMakeLists.txt)";
+#endif
+    applyThreadCount(2);
+    EXPECT_EQ(loopThreads(), 2);
+}
+
 }  // namespace
 }  // namespace nope
