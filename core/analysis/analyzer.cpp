@@ -119,7 +119,7 @@ torch::Tensor cosines(const torch::Tensor& h, const VectorStats& stats) {
     const auto largest = h.abs().amax(/*dim=*/-1, /*keepdim=*/true);
     const auto scaled = h / torch::where(largest > 0, largest, torch::ones_like(largest));
     const auto unit = scaled / scaled.norm(2, /*dim=*/-1, /*keepdim=*/true).clamp_min(1e-8);
-    return torch::bmm(unit, unit.transpose(1, 2));
+    return batchedMatmul(unit, unit, /*transposeB=*/true);
 }
 
 // Keeps the hidden states and cosine matrices of the prompts firstPrompt.. that are among the
