@@ -1,4 +1,5 @@
-// Element-wise kernels on raw buffers (GELU with the tanh approximation, the dropout mask),
+// Element-wise kernels on raw buffers (GELU with the tanh approximation, the dropout mask,
+// LayerNorm's rows under bf16 autocast),
 // compiled once for AVX2 + FMA (namespace avx2) and once for AVX-512 (namespace avx512), each in
 // a translation unit of its own from the same loops (gelu_body.inc, dropout_body.inc), so that
 // no inline code built for wider instructions can leak into the rest of the program. Call avx2's
@@ -31,7 +32,15 @@ bool cpuHasBf16Products();
     void dropoutMaskBf16(uint64_t seed, uint32_t threshold, uint16_t scale, int64_t firstPair, \
                          int64_t pairs, uint16_t* out);                                        \
     /* y = x rounded to the nearest bf16 (ties to even), kept in fp32; x == y allowed */       \
-    void roundToBf16(const float* x, float* y, int64_t n);
+    void roundToBf16(const float* x, float* y, int64_t n);                                     \
+    /* LayerNorm over rows of n values (b may be null): y as bf16, each row's mean and */      \
+    /* 1 / sqrt(variance + eps) */                                                             \
+    void layerNormForwardBf16(const float* x, const float* w, const float* b, float eps,       \
+                              int64_t rows, int64_t n, uint16_t* y, float* mean, float* rstd); \
+    /* its backward from gy (bf16): gx written, gw and gb (n each) added to */                 \
+    void layerNormBackwardBf16(const float* x, const float* mean, const float* rstd,           \
+                               const uint16_t* gy, const float* w, int64_t rows, int64_t n,    \
+                               float* gx, float* gw, float* gb);
 
 namespace avx2 {
 NOPE_KERNEL_DECLARATIONS
@@ -53,6 +62,10 @@ struct Kernels {
     void (*dropoutMask)(uint64_t, uint32_t, float, int64_t, int64_t, float*);
     void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
     void (*roundToBf16)(const float*, float*, int64_t);
+    void (*layerNormForwardBf16)(const float*, const float*, const float*, float, int64_t, int64_t,
+                                 uint16_t*, float*, float*);
+    void (*layerNormBackwardBf16)(const float*, const float*, const float*, const uint16_t*,
+                                  const float*, int64_t, int64_t, float*, float*, float*);
 };
 const Kernels& selected();
 

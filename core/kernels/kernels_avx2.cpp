@@ -11,6 +11,7 @@
 #define NOPE_KERNEL_ISA avx2
 #include "kernels/dropout_body.inc"
 #include "kernels/gelu_body.inc"
+#include "kernels/layer_norm_body.inc"
 #include "kernels/round_body.inc"
 
 namespace nope::kernels {
@@ -54,12 +55,15 @@ bool cpuHasBf16Products() {
 const Kernels& selected() {
     static const Kernels chosen =
         cpuHasAvx512()
-            ? Kernels{avx512::geluForward,      avx512::geluBackward, avx512::geluForwardBf16,
-                      avx512::geluBackwardBf16, avx512::dropoutMask,  avx512::dropoutMaskBf16,
-                      avx512::roundToBf16}
-            : Kernels{avx2::geluForward,      avx2::geluBackward, avx2::geluForwardBf16,
-                      avx2::geluBackwardBf16, avx2::dropoutMask,  avx2::dropoutMaskBf16,
-                      avx2::roundToBf16};
+            ? Kernels{avx512::geluForward,          avx512::geluBackward,
+                      avx512::geluForwardBf16,      avx512::geluBackwardBf16,
+                      avx512::dropoutMask,          avx512::dropoutMaskBf16,
+                      avx512::roundToBf16,          avx512::layerNormForwardBf16,
+                      avx512::layerNormBackwardBf16}
+            : Kernels{
+                  avx2::geluForward,      avx2::geluBackward,         avx2::geluForwardBf16,
+                  avx2::geluBackwardBf16, avx2::dropoutMask,          avx2::dropoutMaskBf16,
+                  avx2::roundToBf16,      avx2::layerNormForwardBf16, avx2::layerNormBackwardBf16};
     return chosen;
 }
 

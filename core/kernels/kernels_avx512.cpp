@@ -9,4 +9,5 @@
 #define NOPE_KERNEL_ISA avx512
 #include "kernels/dropout_body.inc"
 #include "kernels/gelu_body.inc"
+#include "kernels/layer_norm_body.inc"
 #include "kernels/round_body.inc"

@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -100,6 +101,68 @@ struct GeluTanh : torch::autograd::Function<GeluTanh> {
                                                  torch::autograd::tensor_list grads) {
         NOPE_PROFILE_SCOPE("nope::gelu_backward");
         return {geluBackward(ctx->get_saved_variables()[0], grads[0])};
+    }
+};
+
+// LayerNorm of fp32 rows written as bf16 (bf16 autocast: the Linear after it takes bf16).
+struct LayerNormBf16 : torch::autograd::Function<LayerNormBf16> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                 const torch::Tensor& weight, const torch::Tensor& bias,
+                                 double eps) {
+        NOPE_PROFILE_SCOPE("nope::layer_norm");
+        const kernels::Kernels& k = kernels::selected();
+        const auto input = x.contiguous(), w = weight.contiguous();
+        const auto b = bias.numel() > 0 ? bias.contiguous() : torch::Tensor();
+        const int64_t n = w.numel(), rows = n > 0 ? input.numel() / n : 0;
+        auto y = torch::empty(input.sizes(), input.options().dtype(torch::kBFloat16));
+        auto mean = torch::empty({rows}, input.options()),
+             rstd = torch::empty({rows}, input.options());
+        const float* in = input.data_ptr<float>();
+        const float* wp = w.data_ptr<float>();
+        const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
+        auto* out = reinterpret_cast<uint16_t*>(y.data_ptr<at::BFloat16>());
+        float* mp = mean.data_ptr<float>();
+        float* rp = rstd.data_ptr<float>();
+        at::parallel_for(0, rows, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)),
+                         [&](int64_t begin, int64_t end) {
+                             k.layerNormForwardBf16(in + begin * n, wp, bp, float(eps), end - begin,
+                                                    n, out + begin * n, mp + begin, rp + begin);
+                         });
+        ctx->save_for_backward({input, w, mean, rstd});
+        ctx->saved_data["bias"] = b.defined();
+        return y;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::layer_norm_backward");
+        const kernels::Kernels& k = kernels::selected();
+        const auto saved = ctx->get_saved_variables();
+        const auto& input = saved[0];
+        const auto& w = saved[1];
+        const auto gy = grads[0].to(torch::kBFloat16).contiguous();
+        const int64_t n = w.numel(), rows = n > 0 ? input.numel() / n : 0;
+        auto gx = torch::empty_like(input);
+        // the rows split in a fixed number of parts, each summing its own share of gw and gb
+        const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), rows));
+        auto partial = torch::zeros({parts, 2, n}, w.options());
+        const float* in = input.data_ptr<float>();
+        const float* mp = saved[2].data_ptr<float>();
+        const float* rp = saved[3].data_ptr<float>();
+        const auto* g = reinterpret_cast<const uint16_t*>(gy.data_ptr<at::BFloat16>());
+        const float* wp = w.data_ptr<float>();
+        float* dx = gx.data_ptr<float>();
+        float* sums = partial.data_ptr<float>();
+        at::parallel_for(0, parts, 1, [&](int64_t first, int64_t last) {
+            for (int64_t p = first; p < last; ++p) {
+                const int64_t begin = rows * p / parts, end = rows * (p + 1) / parts;
+                k.layerNormBackwardBf16(in + begin * n, mp + begin, rp + begin, g + begin * n, wp,
+                                        end - begin, n, dx + begin * n, sums + p * 2 * n,
+                                        sums + p * 2 * n + n);
+            }
+        });
+        const auto total = partial.sum(0);  // (2, n)
+        const bool withBias = ctx->saved_data["bias"].toBool();
+        return {gx, total[0], withBias ? total[1] : torch::Tensor(), torch::Tensor()};
     }
 };
 
@@ -257,6 +320,22 @@ torch::Tensor geluTanh(const torch::Tensor& x) {
         t_fastKernels && kAvx2 && x.device().is_cpu() &&
         (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16);
     return supported ? GeluTanh::apply(x) : torch::gelu(x, "tanh");
+}
+
+torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
+                        const torch::Tensor& bias, double eps) {
+    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
+    const auto cpuFloat = [](const torch::Tensor& t) {
+        return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+    };
+    const bool fused = t_fastKernels && kAvx2 && at::autocast::is_cpu_enabled() &&
+                       at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && cpuFloat(x) &&
+                       cpuFloat(weight) && weight.dim() == 1 && x.dim() >= 1 &&
+                       x.size(-1) == weight.size(0) && (!bias.defined() || cpuFloat(bias));
+    if (fused) {  // an empty tensor for no bias: a custom function's inputs must be defined
+        return LayerNormBf16::apply(x, weight, bias.defined() ? bias : torch::empty({0}), eps);
+    }
+    return torch::layer_norm(x, {weight.size(0)}, weight, bias, eps);
 }
 
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB) {

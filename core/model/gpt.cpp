@@ -31,7 +31,7 @@ LayerNormImpl::LayerNormImpl(int64_t dim, bool withBias) {
 }
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
-    return torch::layer_norm(x, {weight.size(0)}, weight, bias, /*eps=*/1e-5);
+    return layerNorm(x, weight, bias, /*eps=*/1e-5);
 }
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)

@@ -40,10 +40,51 @@ TEST(FastOps, GeluMatchesLibTorchInValueAndGradient) {
     }
 }
 
-// The AVX-512 build of the GELU loops computes what the AVX2 build computes, bit for bit (the
-// same fp32 operations per element, only more elements at a time), on values from the flat
-// tails to the steep middle and on lengths that leave a remainder.
-TEST(FastOps, GeluKernelsAgreeAcrossInstructionSets) {
+// Under bf16 autocast the fused LayerNorm writes bf16 what LibTorch's fp32 LayerNorm followed by
+// a cast to bf16 gives (to one bf16 step where the fp32 values differ in their last bits), and its
+// gradients from a bf16 gradient are those of that pair within fp32 rounding; with and without a
+// bias, on rows whose length leaves a remainder after the 16-lane sums.
+TEST(FastOps, LayerNormUnderBf16AutocastMatchesLibTorchAndCast) {
+    torch::manual_seed(1);
+    const auto x0 = torch::randn({3, 7, 40}) * 3 + 0.5;
+    const auto w0 = torch::randn({40}), b0 = torch::randn({40});
+    const auto gy = torch::randn({3, 7, 40}).to(torch::kBFloat16);
+    for (const bool withBias : {true, false}) {
+        const auto x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_();
+        const auto b = withBias ? b0.clone().requires_grad_() : torch::Tensor();
+        const auto xr = x0.clone().requires_grad_(), wr = w0.clone().requires_grad_();
+        const auto br = withBias ? b0.clone().requires_grad_() : torch::Tensor();
+        torch::Tensor y;
+        {
+            AutocastScope bf16(true);
+            y = layerNorm(x, w, b, 1e-5);
+        }
+        const auto yr = torch::layer_norm(xr, {40}, wr, br, 1e-5).to(torch::kBFloat16);
+        ASSERT_EQ(y.scalar_type(), torch::kBFloat16);
+        EXPECT_TRUE(torch::allclose(y.to(torch::kFloat), yr.to(torch::kFloat), 8e-3, 1e-6))
+            << "bias " << withBias;
+        EXPECT_GT((y == yr).to(torch::kFloat).mean().item<double>(), 0.95);
+        y.backward(gy);
+        yr.backward(gy);
+        EXPECT_TRUE(torch::allclose(x.grad(), xr.grad(), 1e-4, 1e-5)) << "bias " << withBias;
+        EXPECT_TRUE(torch::allclose(w.grad(), wr.grad(), 1e-4, 1e-5)) << "bias " << withBias;
+        if (withBias) {
+            EXPECT_TRUE(torch::allclose(b.grad(), br.grad(), 1e-4, 1e-5));
+        }
+    }
+    // outside autocast, or with the fast kernels off, LibTorch's own (fp32 out)
+    const auto plain = torch::layer_norm(x0, {40}, w0, b0, 1e-5);
+    EXPECT_TRUE(torch::equal(layerNorm(x0, w0, b0, 1e-5), plain));
+    AutocastScope bf16(true);
+    FastKernelsScope off(false);
+    EXPECT_EQ(layerNorm(x0, w0, b0, 1e-5).scalar_type(), torch::kFloat);
+}
+
+// The AVX-512 build of the loops (GELU, rounding, dropout mask, LayerNorm) computes what the
+// AVX2 build computes, bit for bit (the same fp32 operations per element, only more elements at
+// a time), on values from the flat tails to the steep middle and on lengths that leave a
+// remainder.
+TEST(FastOps, KernelsAgreeAcrossInstructionSets) {
     if (!kernels::cpuHasAvx2Fma() || !kernels::cpuHasAvx512()) {
         GTEST_SKIP() << "this CPU lacks AVX-512 (or AVX2): one build only";
     }
@@ -84,6 +125,32 @@ TEST(FastOps, GeluKernelsAgreeAcrossInstructionSets) {
     for (size_t i = 0; i < m2.size(); ++i) {
         EXPECT_EQ(b2[i] == 0x3FC0, m2[i] == 1.5f) << i;  // 0x3FC0 is 1.5 in bf16
     }
+    // LayerNorm: 5 rows of 45 values (16-lane sums with a remainder)
+    const int64_t rows = 5, width = 45;
+    const auto xs5 = torch::randn({rows, width}), w5 = torch::randn({width});
+    const auto bias5 = torch::randn({width});
+    const auto gy5 = torch::randn({rows, width}).to(torch::kBFloat16);
+    const auto* gys = reinterpret_cast<const uint16_t*>(gy5.data_ptr<at::BFloat16>());
+    std::vector<uint16_t> y2(rows * width), y5(rows * width);
+    std::vector<float> mean2(rows), mean5(rows), rstd2(rows), rstd5(rows);
+    kernels::avx2::layerNormForwardBf16(xs5.data_ptr<float>(), w5.data_ptr<float>(),
+                                        bias5.data_ptr<float>(), 1e-5f, rows, width, y2.data(),
+                                        mean2.data(), rstd2.data());
+    kernels::avx512::layerNormForwardBf16(xs5.data_ptr<float>(), w5.data_ptr<float>(),
+                                          bias5.data_ptr<float>(), 1e-5f, rows, width, y5.data(),
+                                          mean5.data(), rstd5.data());
+    EXPECT_EQ(y2, y5);
+    EXPECT_EQ(mean2, mean5);
+    EXPECT_EQ(rstd2, rstd5);
+    std::vector<float> gx2(rows * width), gx5(rows * width), sums2(2 * width), sums5(2 * width);
+    kernels::avx2::layerNormBackwardBf16(xs5.data_ptr<float>(), mean2.data(), rstd2.data(), gys,
+                                         w5.data_ptr<float>(), rows, width, gx2.data(),
+                                         sums2.data(), sums2.data() + width);
+    kernels::avx512::layerNormBackwardBf16(xs5.data_ptr<float>(), mean5.data(), rstd5.data(), gys,
+                                           w5.data_ptr<float>(), rows, width, gx5.data(),
+                                           sums5.data(), sums5.data() + width);
+    EXPECT_EQ(gx2, gx5);
+    EXPECT_EQ(sums2, sums5);
 }
 
 // The vectorized dropout mask against the hash written out by hand: pair k's 64-bit hash of
