@@ -328,10 +328,11 @@ torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
     const auto cpuFloat = [](const torch::Tensor& t) {
         return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
     };
-    const bool fused = t_fastKernels && kAvx2 && at::autocast::is_cpu_enabled() &&
-                       at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && cpuFloat(x) &&
-                       cpuFloat(weight) && weight.dim() == 1 && x.dim() >= 1 &&
-                       x.size(-1) == weight.size(0) && (!bias.defined() || cpuFloat(bias));
+    const bool fused =
+        t_fastKernels && kAvx2 && at::autocast::is_cpu_enabled() &&
+        at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && cpuFloat(x) &&
+        cpuFloat(weight) && weight.dim() == 1 && x.dim() >= 1 && x.size(-1) == weight.size(0) &&
+        (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0)));
     if (fused) {  // an empty tensor for no bias: a custom function's inputs must be defined
         return LayerNormBf16::apply(x, weight, bias.defined() ? bias : torch::empty({0}), eps);
     }

@@ -76,6 +76,8 @@ TEST(FastOps, LayerNormUnderBf16AutocastMatchesLibTorchAndCast) {
     const auto plain = torch::layer_norm(x0, {40}, w0, b0, 1e-5);
     EXPECT_TRUE(torch::equal(layerNorm(x0, w0, b0, 1e-5), plain));
     AutocastScope bf16(true);
+    // a bias of the wrong length: LibTorch's check, not a read past its end
+    EXPECT_THROW(layerNorm(x0, w0, torch::zeros({39}), 1e-5), c10::Error);
     FastKernelsScope off(false);
     EXPECT_EQ(layerNorm(x0, w0, b0, 1e-5).scalar_type(), torch::kFloat);
 }
