@@ -106,9 +106,9 @@ nlohmann::json profileJson(const StepProfile& p) {
             {"operators", list(p.operators, 25)}};
 }
 
-void printProfile(const std::string& precision, const StepProfile& p) {
-    std::printf("  %s step under the profiler: %.1f ms (%d steps); by category (self time):\n",
-                precision.c_str(), p.stepMs, p.steps);
+void printProfile(const std::string& what, const StepProfile& p) {
+    std::printf("  %s under the profiler: %.1f ms (%d runs); by category (self time):\n",
+                what.c_str(), p.stepMs, p.steps);
     for (const auto& c : p.categories) {
         std::printf("    %-28s %7.2f ms  %5.1f%%\n", c.name.c_str(), c.msPerStep, 100 * c.share);
     }
@@ -145,8 +145,8 @@ int runBench(const Args& args) {
     flags.addSwitch("no-gemm", &noGemm, "skip the matrix-product measurement");
     int profile = 0;
     flags.addInt("profile", &profile,
-                 "then this many steps under LibTorch's profiler: where the time goes, by "
-                 "category and operator (self time)",
+                 "then this many steps (and analysis snapshots) under LibTorch's profiler: "
+                 "where the time goes, by category and operator (self time)",
                  0, 100);
     flags.addInt("steps", &steps, "timed steps per precision", 1, 1000);
     flags.addInt("warmup", &warmup, "untimed steps first", 0, 100);
@@ -246,7 +246,7 @@ int runBench(const Args& args) {
             const StepProfile p = profileSteps(trainer, profile);
             result[key + "_profile"] = profileJson(p);
             if (!json) {
-                printProfile(key, p);
+                printProfile(key + " step", p);
             }
         }
         if (precision == Precision::Fp32) {
@@ -266,6 +266,13 @@ int runBench(const Args& args) {
             result["analysis_forward_ms"] = median(forwardMs);
             result["analysis_scores_ms"] = median(scoresMs);
             result["projection_ms"] = median(projectionMs);
+            if (profile > 0) {
+                const StepProfile p = profileCalls(profile, [&trainer] { trainer.analyze(); });
+                result["analysis_profile"] = profileJson(p);
+                if (!json) {
+                    printProfile("analysis snapshot", p);
+                }
+            }
         }
     }
     result["threads"] = at::get_num_threads();

@@ -80,12 +80,16 @@ std::string profileCategory(const std::string& op) {
 }
 
 StepProfile profileSteps(Trainer& trainer, int steps) {
+    return profileCalls(steps, [&trainer] { trainer.stepOnce(); });
+}
+
+StepProfile profileCalls(int steps, const std::function<void()>& call) {
     using torch::autograd::profiler::EventKind;
     torch::autograd::profiler::enableProfilerLegacy(
         torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::CPU));
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) {
-        trainer.stepOnce();
+        call();
     }
     const double wallUs =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();

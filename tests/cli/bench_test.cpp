@@ -45,6 +45,14 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
     EXPECT_EQ(q.at("model").at("dropout"), 0.0);
     EXPECT_FALSE(q.at("bf16_profile").at("categories").empty());  // where the step's time goes
     EXPECT_EQ(q.at("fp32_profile").at("steps"), 1);
+    // and where an analysis snapshot's goes: the forward pass's products among it
+    const auto& analysis = q.at("analysis_profile");
+    EXPECT_EQ(analysis.at("steps"), 1);
+    bool sawProducts = false;
+    for (const auto& c : analysis.at("categories")) {
+        sawProducts |= c.at("name") == "matrix products" && c.at("ms_per_step").get<double>() > 0.0;
+    }
+    EXPECT_TRUE(sawProducts);
 }
 
 }  // namespace
