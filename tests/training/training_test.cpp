@@ -132,6 +132,12 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.data.addition, AdditionData::Buckets);  // as measured
     EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 2000);
     EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
+    EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
+    const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
+    EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
+    EXPECT_EQ(indexing.train.steps, 10000);
+    EXPECT_EQ(indexing.train.decaySteps, 10000);
+    EXPECT_EQ(indexing.train.timeLimitMinutes, 30.0);
 }
 
 TEST(Optimizer, WeightDecayOnlyOnLinearWeights) {
