@@ -83,12 +83,12 @@ StepProfile profileSteps(Trainer& trainer, int steps) {
     return profileCalls(steps, [&trainer] { trainer.stepOnce(); });
 }
 
-StepProfile profileCalls(int steps, const std::function<void()>& call) {
+StepProfile profileCalls(int calls, const std::function<void()>& call) {
     using torch::autograd::profiler::EventKind;
     torch::autograd::profiler::enableProfilerLegacy(
         torch::profiler::impl::ProfilerConfig(torch::profiler::impl::ProfilerState::CPU));
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < steps; ++i) {
+    for (int i = 0; i < calls; ++i) {
         call();
     }
     const double wallUs =
@@ -127,15 +127,15 @@ StepProfile profileCalls(int steps, const std::function<void()>& call) {
         }
     }
     StepProfile p;
-    p.steps = steps;
-    p.stepMs = wallUs / 1e3 / steps;
+    p.steps = calls;
+    p.stepMs = wallUs / 1e3 / calls;
     std::map<std::string, double> byCategory;
     for (const auto& [name, us] : selfUs) {
         byCategory[profileCategory(name)] += us;
     }
     byCategory["outside any operator"] += std::max(0.0, wallUs - topLevelUs);
-    p.categories = shares(byCategory, steps, p.stepMs);
-    p.operators = shares(selfUs, steps, p.stepMs);
+    p.categories = shares(byCategory, calls, p.stepMs);
+    p.operators = shares(selfUs, calls, p.stepMs);
     return p;
 }
 
