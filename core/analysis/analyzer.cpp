@@ -1,10 +1,13 @@
 #include "analysis/analyzer.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/ThreadLocalState.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "analysis/adjacency.h"
 #include "analysis/projection_fit.h"
@@ -104,6 +107,21 @@ VectorStats vectorStats(const torch::Tensor& h) {
     return s;
 }
 
+// Whether every value of contiguous float states is finite: no value has the exponent bits all
+// set (infinities and NaNs), tested on the bits so that the loop vectorizes.
+bool allFinite(const torch::Tensor& h) {
+    static_assert(sizeof(float) == sizeof(uint32_t));
+    const float* x = h.data_ptr<float>();
+    constexpr uint32_t kExponent = 0x7f800000u;
+    uint32_t infinite = 0;
+    for (int64_t i = 0, n = h.numel(); i < n; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, x + i, sizeof bits);
+        infinite |= static_cast<uint32_t>((bits & kExponent) == kExponent);
+    }
+    return infinite == 0;
+}
+
 // The cosines of float states (B, T, D) given their statistics: the Gram product divided by the
 // norms where that is safe, else each vector scaled to unit length first.
 torch::Tensor cosines(const torch::Tensor& h, const VectorStats& stats) {
@@ -166,6 +184,27 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
     }
 }
 
+// Work split between the intra-op threads, each running its share alone on its core (its
+// operations inline, single-threaded): at a snapshot's sizes that keeps both cores busy through
+// the small operations, and one core's products of half the rows run as fast as two cores'
+// products of all of them. Only on the CPU (a GPU's stream and device are the caller's).
+template <typename Work>
+void onEachThread(bool cpu, int64_t count, const Work& work) {
+    if (!cpu || count <= 1 || at::in_parallel_region()) {
+        for (int64_t i = 0; i < count; ++i) {
+            work(i);
+        }
+        return;
+    }
+    const at::ThreadLocalState caller;  // grad mode, autocast and the profiler, in every thread
+    at::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) {
+        at::ThreadLocalStateGuard guard(caller);
+        for (int64_t i = begin; i < end; ++i) {
+            work(i);
+        }
+    });
+}
+
 // Sites fitted together while their inputs stay this small (a snapshot's all fit in one batch;
 // the CLI's hundreds of prompts go site by site, which keeps each in cache).
 constexpr int64_t kBatchBytes = int64_t(8) << 20;
@@ -208,7 +247,7 @@ ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::
             continue;
         }
         auto h = torch::cat(acc.projectedHidden);
-        if (!torch::isfinite(h).all().item<bool>()) {
+        if (!allFinite(h)) {
             continue;  // nothing to fit: the scores and the run report the non-finite values
         }
         sites.push_back({acc.point, acc.layer});
@@ -218,16 +257,35 @@ ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::
     if (sites.empty()) {
         return set;
     }
-    std::vector<std::vector<Projection>> byMethod;
-    for (ProjectionMethod method : options.projections) {
-        using Sites = std::vector<CaptureSite>;
-        byMethod.push_back(
-            method == ProjectionMethod::Pca
-                ? fitSites(sites, hidden,
-                           [](const Sites& s, const torch::Tensor& x) { return projectPca(s, x); })
-                : fitSites(sites, cosines, [](const Sites& s, const torch::Tensor& x) {
-                      return projectMds(s, x);
-                  }));
+    // the sites split between the threads, each fitting its share by every method
+    using Sites = std::vector<CaptureSite>;
+    const bool cpu = hidden.front().device().is_cpu();
+    const int64_t parts =
+        cpu ? std::clamp<int64_t>(at::get_num_threads(), 1, static_cast<int64_t>(sites.size())) : 1;
+    std::vector<std::vector<std::vector<Projection>>> fitted(static_cast<size_t>(parts));
+    onEachThread(cpu, parts, [&](int64_t p) {
+        const auto first = static_cast<size_t>(int64_t(sites.size()) * p / parts);
+        const auto last = static_cast<size_t>(int64_t(sites.size()) * (p + 1) / parts);
+        const Sites some(sites.begin() + first, sites.begin() + last);
+        const std::vector<torch::Tensor> someHidden(hidden.begin() + first, hidden.begin() + last);
+        const std::vector<torch::Tensor> someCosines(cosines.begin() + first,
+                                                     cosines.begin() + last);
+        for (ProjectionMethod method : options.projections) {
+            fitted[p].push_back(
+                method == ProjectionMethod::Pca
+                    ? fitSites(
+                          some, someHidden,
+                          [](const Sites& s, const torch::Tensor& x) { return projectPca(s, x); })
+                    : fitSites(some, someCosines, [](const Sites& s, const torch::Tensor& x) {
+                          return projectMds(s, x);
+                      }));
+        }
+    });
+    std::vector<std::vector<Projection>> byMethod(options.projections.size());
+    for (const auto& part : fitted) {
+        for (size_t m = 0; m < part.size(); ++m) {
+            byMethod[m].insert(byMethod[m].end(), part[m].begin(), part[m].end());
+        }
     }
     for (const CaptureSite& site : sites) {  // point-major, then layer, then method
         for (const auto& fits : byMethod) {
@@ -259,6 +317,67 @@ std::vector<Accumulator> makeAccumulators(const CaptureSet& points, int layers) 
         out.push_back(std::move(acc));
     }
     return out;
+}
+
+// A chunk's prompts split between the threads on the CPU, each thread's share run forward and
+// scored into accumulators of its own (each prompt's states do not depend on the others':
+// attention stays within a prompt). Its results in prompt order: `add` to the whole's.
+struct ChunkPart {
+    int64_t offset = 0;  // the first prompt within the chunk
+    std::vector<Accumulator> accs;
+    AttentionAccumulator attention;
+    std::chrono::steady_clock::duration forward{}, scoring{};
+};
+
+std::vector<ChunkPart> analyzeChunk(GptImpl& model, const torch::Tensor& chunk, int64_t start,
+                                    const AnalysisOptions& options) {
+    const int64_t rows = chunk.size(0);
+    const bool cpu = chunk.device().is_cpu();
+    const int64_t parts = cpu ? std::clamp<int64_t>(at::get_num_threads(), 1, rows) : 1;
+    std::vector<ChunkPart> out(static_cast<size_t>(parts));
+    for (int64_t p = 0; p < parts; ++p) {
+        out[p].offset = rows * p / parts;
+        out[p].accs = makeAccumulators(options.points, model.config().nLayer);
+    }
+    onEachThread(cpu, parts, [&](int64_t p) {
+        using Clock = std::chrono::steady_clock;
+        ChunkPart& part = out[static_cast<size_t>(p)];
+        const int64_t end = p + 1 < parts ? out[p + 1].offset : rows;
+        HiddenStates states;
+        states.wanted = options.points;
+        states.attentionWeights = options.attention;
+        const auto t0 = Clock::now();
+        forwardAny(model, chunk.slice(0, part.offset, end), states);
+        const auto t1 = Clock::now();
+        for (auto& acc : part.accs) {
+            score(acc, states.at(acc.point, acc.layer), start + part.offset, options);
+        }
+        if (options.attention) {
+            part.attention.add(states.weights, start + part.offset, options.keepPrompts);
+        }
+        part.forward = t1 - t0;
+        part.scoring = Clock::now() - t1;
+    });
+    return out;
+}
+
+// Appends a later part's scores of the same site.
+void add(Accumulator& into, Accumulator&& part) {
+    const auto append = [](auto& to, auto& from) {
+        to.insert(to.end(), std::make_move_iterator(from.begin()),
+                  std::make_move_iterator(from.end()));
+    };
+    append(into.adjacency, part.adjacency);
+    append(into.norm, part.norm);
+    append(into.variance, part.variance);
+    append(into.kept, part.kept);
+    append(into.projectedHidden, part.projectedHidden);
+    append(into.projectedCosines, part.projectedCosines);
+    into.matrixSum = into.matrixSum.defined() ? into.matrixSum + part.matrixSum : part.matrixSum;
+    if (!into.nonFinite && part.nonFinite) {  // the earliest prompts' kind of value
+        into.nonFinite = true;
+        into.nan = part.nan;
+    }
 }
 
 }  // namespace
@@ -297,7 +416,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     EvalScope scope(model);
     const int64_t N = tokens.size(0);
     const int T = static_cast<int>(tokens.size(1));
-    auto accs = makeAccumulators(options.points, model.config().nLayer);
+    std::vector<Accumulator> accs = makeAccumulators(options.points, model.config().nLayer);
     const int64_t batch = std::max(1, options.batchSize);
     using Clock = std::chrono::steady_clock;
     Clock::duration forwardTime{}, scoringTime{};
@@ -311,20 +430,18 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
         }
         const auto chunk = tokens.slice(0, start, std::min(N, start + batch));
         analysed = std::min(N, start + batch);
-        HiddenStates states;
-        states.wanted = options.points;
-        states.attentionWeights = options.attention;
         const auto t0 = Clock::now();
-        forwardAny(model, chunk, states);
-        const auto t1 = Clock::now();
-        for (auto& acc : accs) {
-            score(acc, states.at(acc.point, acc.layer), start, options);
+        std::vector<ChunkPart> parts = analyzeChunk(model, chunk, start, options);
+        Clock::duration forward{};
+        for (ChunkPart& part : parts) {
+            forward = std::max(forward, part.forward);  // the slowest thread's
+            for (size_t i = 0; i < accs.size(); ++i) {
+                add(accs[i], std::move(part.accs[i]));
+            }
+            attention.add(std::move(part.attention));
         }
-        if (options.attention) {
-            attention.add(states.weights, start, options.keepPrompts);
-        }
-        forwardTime += t1 - t0;
-        scoringTime += Clock::now() - t1;
+        forwardTime += forward;
+        scoringTime += Clock::now() - t0 - forward;
     }
 
     Analysis out;

@@ -60,6 +60,8 @@ class AttentionAccumulator {
 public:
     // weights: per layer (B, nh, T, T), for prompts firstPrompt.. of the analysis.
     void add(const std::vector<torch::Tensor>& weights, int64_t firstPrompt, int keepPrompts);
+    // the sums and kept matrices of the prompts that follow this one's
+    void add(AttentionAccumulator&& later);
     AttentionAnalysis finish(int64_t count, int64_t T) const;
 
 private:

@@ -69,6 +69,33 @@ void AttentionAccumulator::add(const std::vector<torch::Tensor>& weights, int64_
     }
 }
 
+void AttentionAccumulator::add(AttentionAccumulator&& later) {
+    if (m_sums.empty()) {
+        *this = std::move(later);
+        return;
+    }
+    for (size_t l = 0; l < m_sums.size() && l < later.m_sums.size(); ++l) {
+        const AttentionSums& s = later.m_sums[l];
+        if (!s.matrix.defined()) {
+            continue;
+        }
+        if (m_sums[l].matrix.defined()) {
+            m_sums[l].matrix += s.matrix;
+            m_sums[l].entropy += s.entropy;
+            m_sums[l].distance += s.distance;
+        } else {
+            m_sums[l] = s;
+        }
+        auto& kept = m_kept[l];
+        kept.resize(std::max(kept.size(), later.m_kept[l].size()));
+        for (size_t h = 0; h < later.m_kept[l].size(); ++h) {
+            auto& from = later.m_kept[l][h];
+            kept[h].insert(kept[h].end(), std::make_move_iterator(from.begin()),
+                           std::make_move_iterator(from.end()));
+        }
+    }
+}
+
 AttentionAnalysis AttentionAccumulator::finish(int64_t count, int64_t T) const {
     AttentionAnalysis out;
     out.samples = static_cast<int>(count);

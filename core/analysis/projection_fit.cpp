@@ -1,4 +1,5 @@
 #include "analysis/projection_fit.h"
+#include <cstdlib>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -16,7 +17,11 @@ namespace {
 // few hundred rows per capture site would dominate a training snapshot).
 constexpr int64_t kFullDecomposition = 48;
 constexpr int64_t kSubspace = 12;  // vectors iterated: the 3 wanted and 9 to speed convergence
-constexpr int kIterations = 16;
+constexpr int kIterations = 16;    // at most; fewer once the wanted pairs have converged
+constexpr int kFirstCheck = 4;     // the first iteration that checks, then every second one
+// Converged: every wanted Ritz pair's residual |A v - l v| at most this fraction of the matrix's
+// largest Ritz value (float32 iteration leaves residuals near 1e-6 of it).
+constexpr double kResidualTolerance = 1e-5;
 
 // LibTorch decomposes a batch of matrices (linalg_eigh, linalg_qr) one LAPACK call after
 // another on one thread; a snapshot's batches are hundreds of small matrices. `decompose` on
@@ -25,7 +30,8 @@ template <typename Decompose>
 std::pair<torch::Tensor, torch::Tensor> onEveryThread(const torch::Tensor& batch,
                                                       Decompose decompose) {
     const int64_t B = batch.size(0);
-    const int64_t parts = std::min<int64_t>(at::get_num_threads(), B);
+    const int64_t parts =
+        at::in_parallel_region() ? 1 : std::min<int64_t>(at::get_num_threads(), B);
     if (parts <= 1) {
         return decompose(batch);
     }
@@ -66,19 +72,38 @@ struct TopEigen {
 
 // Positive semi-definite `psd` (B, n, n): the Rayleigh-Ritz pairs of an orthonormal basis that
 // subspace iteration from a fixed start has turned toward the top eigenvectors (iterated in
-// float32, the small problem solved in float64); ascending like linalg_eigh.
+// float32, the small problem solved in float64); ascending like linalg_eigh. The iteration stops
+// once the wanted pairs of every matrix have converged (hidden states' spectra fall steeply: a
+// few iterations), at the latest after kIterations.
 std::pair<torch::Tensor, torch::Tensor> subspaceEigen(const torch::Tensor& psd) {
     const auto a = psd.to(torch::kFloat);
     at::Generator generator = at::detail::createCPUGenerator(/*seed_in=*/0x5eed);
-    auto basis = torch::randn({a.size(0), a.size(1), kSubspace}, generator, a.options());
-    for (int i = 0; i < kIterations; ++i) {
-        basis = orthonormalBasis(batchedMatmul(a, basis, /*transposeB=*/false));
+    auto product = torch::randn({a.size(0), a.size(1), kSubspace}, generator, a.options());
+    for (int i = 1;; ++i) {
+        const auto basis = orthonormalBasis(product);
+        product = batchedMatmul(a, basis, /*transposeB=*/false);  // A Q
+        if (i < kFirstCheck || (i % 2 != 0 && i < kIterations)) {
+            continue;
+        }
+        const auto q = basis.to(torch::kDouble);
+        const auto aq = product.to(torch::kDouble);
+        const auto small = torch::bmm(q.transpose(1, 2), aq);
+        auto [values, vectors] = eigh(0.5 * (small + small.transpose(1, 2)));
+        if (i < kIterations) {
+            const auto top = vectors.narrow(2, kSubspace - kProjectionAxes, kProjectionAxes);
+            const auto topValues =
+                values.narrow(1, kSubspace - kProjectionAxes, kProjectionAxes).unsqueeze(1);
+            const auto residual =
+                (torch::bmm(aq, top) - torch::bmm(q, top) * topValues).norm(2, /*dim=*/1);
+            const auto largest = values.select(1, kSubspace - 1).unsqueeze(1);  // (B, 1)
+            if (!(residual > kResidualTolerance * largest).any().item<bool>()) {
+                i = kIterations;  // converged
+            }
+        }
+        if (i >= kIterations) {
+            return {values, torch::bmm(q, vectors)};
+        }
     }
-    const auto q = basis.to(torch::kDouble);
-    const auto small = torch::bmm(q.transpose(1, 2),
-                                  batchedMatmul(a, basis, /*transposeB=*/false).to(torch::kDouble));
-    auto [values, vectors] = eigh(0.5 * (small + small.transpose(1, 2)));
-    return {values, torch::bmm(q, vectors)};
 }
 
 // `psd` says that no eigenvalue is negative, so that the positive ones sum to the trace.

@@ -10,6 +10,7 @@
 #include "model/init.h"
 #include "run/snapshot_io.h"
 #include "tasks/batch.h"
+#include "util/runtime.h"
 
 namespace nope {
 namespace {
@@ -171,6 +172,89 @@ TEST(Analyzer, NamesWhereHiddenStatesStopBeingFinite) {
     ASSERT_TRUE(back.nonFinite.has_value());
     EXPECT_EQ(back.nonFinite->point, a.nonFinite->point);
     EXPECT_EQ(back.nonFinite->nan, a.nonFinite->nan);
+}
+
+// The same analysis on one thread and on two, which split each batch's prompts and the
+// projected sites between them.
+Analysis analyzeOnThreads(int threads, GptImpl& model, const PromptSet& prompts,
+                          const AnalysisOptions& options) {
+    const int before = at::get_num_threads();
+    applyThreadCount(threads);
+    Analysis a = analyze(model, prompts.tokens, options, prompts.padded);
+    applyThreadCount(before);
+    return a;
+}
+
+void expectNear(const std::vector<float>& a, const std::vector<float>& b, double tolerance) {
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_NEAR(a[i], b[i], tolerance) << i;
+    }
+}
+
+TEST(Analyzer, TwoThreadsGiveWhatOneGives) {
+    Gpt model = makeModel(small());
+    const TaskData data = makeTaskData(TaskKind::Reversal, DataConfig{100, 100, 3});
+    const PromptSet prompts = makePromptSet(data, 21, 9);
+    AnalysisOptions options;
+    options.points = CaptureSet(allCapturePoints());
+    options.attention = true;
+    options.keepPrompts = 10;  // kept from both threads' shares of the first batch
+    options.projections = {ProjectionMethod::Pca, ProjectionMethod::Mds};
+    options.projectionPrompts = 12;  // and projected from both
+    options.batchSize = 15;          // batches of 15 and 6 prompts
+    const Analysis one = analyzeOnThreads(1, *model, prompts, options);
+    const Analysis two = analyzeOnThreads(2, *model, prompts, options);
+
+    EXPECT_EQ(two.samples, 21);
+    EXPECT_EQ(two.keptPrompts, one.keptPrompts);
+    ASSERT_EQ(two.rows.size(), one.rows.size());
+    for (size_t r = 0; r < one.rows.size(); ++r) {
+        const LayerScores &a = one.rows[r], &b = two.rows[r];
+        EXPECT_NEAR(b.adjacencyMean, a.adjacencyMean, 1e-6) << r;
+        EXPECT_NEAR(b.adjacencyStd, a.adjacencyStd, 1e-6) << r;
+        EXPECT_NEAR(b.normScore, a.normScore, 1e-6) << r;
+        EXPECT_NEAR(b.varianceScore, a.varianceScore, 1e-6) << r;
+        expectNear(b.meanMatrix, a.meanMatrix, 1e-5);
+        ASSERT_EQ(b.promptMatrices.size(), 10u);
+        for (size_t k = 0; k < b.promptMatrices.size(); ++k) {
+            expectNear(b.promptMatrices[k], a.promptMatrices[k], 1e-5);
+        }
+    }
+    ASSERT_EQ(two.attention.heads.size(), one.attention.heads.size());
+    for (size_t h = 0; h < one.attention.heads.size(); ++h) {
+        const HeadAttention &a = one.attention.heads[h], &b = two.attention.heads[h];
+        EXPECT_NEAR(b.entropy, a.entropy, 1e-6);
+        EXPECT_NEAR(b.meanDistance, a.meanDistance, 1e-6);
+        expectNear(b.meanMatrix, a.meanMatrix, 1e-6);
+        ASSERT_EQ(b.promptMatrices.size(), 10u);
+        expectNear(b.promptMatrices[9], a.promptMatrices[9], 1e-6);
+    }
+    ASSERT_EQ(two.projection.items.size(), one.projection.items.size());
+    EXPECT_EQ(two.projection.prompts, 12);
+    for (size_t i = 0; i < one.projection.items.size(); ++i) {
+        const Projection &a = one.projection.items[i], &b = two.projection.items[i];
+        EXPECT_EQ(b.point, a.point);
+        EXPECT_EQ(b.layer, a.layer);
+        EXPECT_EQ(b.method, a.method);
+        for (int axis = 0; axis < kProjectionAxes; ++axis) {
+            EXPECT_NEAR(b.explained[axis], a.explained[axis], 1e-4) << i;
+        }
+        EXPECT_NEAR(b.rPosition, a.rPosition, 1e-3) << i;
+    }
+
+    // where states stop being finite: the same site whichever thread's prompts show it first
+    ModelConfig c = small();
+    c.init.scheme = InitScheme::Normal;
+    c.init.std = 1e30;
+    Gpt huge = makeModel(c);
+    const Analysis brokenOne = analyzeOnThreads(1, *huge, prompts, options);
+    const Analysis brokenTwo = analyzeOnThreads(2, *huge, prompts, options);
+    ASSERT_TRUE(brokenOne.nonFinite.has_value());
+    ASSERT_TRUE(brokenTwo.nonFinite.has_value());
+    EXPECT_EQ(brokenTwo.nonFinite->point, brokenOne.nonFinite->point);
+    EXPECT_EQ(brokenTwo.nonFinite->layer, brokenOne.nonFinite->layer);
+    EXPECT_EQ(brokenTwo.nonFinite->nan, brokenOne.nonFinite->nan);
 }
 
 TEST(Analyzer, RunsInFp32EvenUnderAutocast) {
