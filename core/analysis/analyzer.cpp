@@ -326,7 +326,7 @@ struct ChunkPart {
     int64_t offset = 0;  // the first prompt within the chunk
     std::vector<Accumulator> accs;
     AttentionAccumulator attention;
-    std::chrono::steady_clock::duration forward{}, scoring{};
+    std::chrono::steady_clock::duration forward{};  // its forward pass's
 };
 
 std::vector<ChunkPart> analyzeChunk(GptImpl& model, const torch::Tensor& chunk, int64_t start,
@@ -348,15 +348,13 @@ std::vector<ChunkPart> analyzeChunk(GptImpl& model, const torch::Tensor& chunk, 
         states.attentionWeights = options.attention;
         const auto t0 = Clock::now();
         forwardAny(model, chunk.slice(0, part.offset, end), states);
-        const auto t1 = Clock::now();
+        part.forward = Clock::now() - t0;
         for (auto& acc : part.accs) {
             score(acc, states.at(acc.point, acc.layer), start + part.offset, options);
         }
         if (options.attention) {
             part.attention.add(states.weights, start + part.offset, options.keepPrompts);
         }
-        part.forward = t1 - t0;
-        part.scoring = Clock::now() - t1;
     });
     return out;
 }

@@ -1,5 +1,4 @@
 #include "analysis/projection_fit.h"
-#include <cstdlib>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -70,6 +69,18 @@ struct TopEigen {
     torch::Tensor positiveSum;  // (B)
 };
 
+// Whether the top kProjectionAxes Ritz pairs (ascending values (B, k), vectors (B, k, k) of the
+// basis q (B, n, k), aq = A q) of every matrix have converged.
+bool converged(const torch::Tensor& q, const torch::Tensor& aq, const torch::Tensor& values,
+               const torch::Tensor& vectors) {
+    const int64_t k = values.size(1);
+    const auto top = vectors.narrow(2, k - kProjectionAxes, kProjectionAxes);
+    const auto topValues = values.narrow(1, k - kProjectionAxes, kProjectionAxes).unsqueeze(1);
+    const auto residual = (torch::bmm(aq, top) - torch::bmm(q, top) * topValues).norm(2, 1);
+    const auto largest = values.select(1, k - 1).unsqueeze(1);  // (B, 1)
+    return !(residual > kResidualTolerance * largest).any().item<bool>();
+}
+
 // Positive semi-definite `psd` (B, n, n): the Rayleigh-Ritz pairs of an orthonormal basis that
 // subspace iteration from a fixed start has turned toward the top eigenvectors (iterated in
 // float32, the small problem solved in float64); ascending like linalg_eigh. The iteration stops
@@ -82,25 +93,15 @@ std::pair<torch::Tensor, torch::Tensor> subspaceEigen(const torch::Tensor& psd) 
     for (int i = 1;; ++i) {
         const auto basis = orthonormalBasis(product);
         product = batchedMatmul(a, basis, /*transposeB=*/false);  // A Q
-        if (i < kFirstCheck || (i % 2 != 0 && i < kIterations)) {
+        const bool last = i == kIterations;
+        if (!last && (i < kFirstCheck || i % 2 != 0)) {
             continue;
         }
         const auto q = basis.to(torch::kDouble);
         const auto aq = product.to(torch::kDouble);
         const auto small = torch::bmm(q.transpose(1, 2), aq);
         auto [values, vectors] = eigh(0.5 * (small + small.transpose(1, 2)));
-        if (i < kIterations) {
-            const auto top = vectors.narrow(2, kSubspace - kProjectionAxes, kProjectionAxes);
-            const auto topValues =
-                values.narrow(1, kSubspace - kProjectionAxes, kProjectionAxes).unsqueeze(1);
-            const auto residual =
-                (torch::bmm(aq, top) - torch::bmm(q, top) * topValues).norm(2, /*dim=*/1);
-            const auto largest = values.select(1, kSubspace - 1).unsqueeze(1);  // (B, 1)
-            if (!(residual > kResidualTolerance * largest).any().item<bool>()) {
-                i = kIterations;  // converged
-            }
-        }
-        if (i >= kIterations) {
+        if (last || converged(q, aq, values, vectors)) {
             return {values, torch::bmm(q, vectors)};
         }
     }
