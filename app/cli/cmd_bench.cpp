@@ -102,13 +102,18 @@ nlohmann::json profileJson(const StepProfile& p) {
     };
     return {{"steps", p.steps},
             {"step_ms", p.stepMs},
+            {"busy_ms", p.busyMs},
             {"categories", list(p.categories, 100)},
             {"operators", list(p.operators, 25)}};
 }
 
 void printProfile(const std::string& what, const StepProfile& p) {
-    std::printf("  %s under the profiler: %.1f ms (%d runs); by category (self time):\n",
-                what.c_str(), p.stepMs, p.steps);
+    std::printf("  %s under the profiler: %.1f ms (%d runs); by category (self time", what.c_str(),
+                p.stepMs, p.steps);
+    if (p.busyMs > 1.05 * p.stepMs) {  // threads ran operators side by side (onEachThread)
+        std::printf("; the threads' together: %.1f ms", p.busyMs);
+    }
+    std::printf("):\n");
     for (const auto& c : p.categories) {
         std::printf("    %-28s %7.2f ms  %5.1f%%\n", c.name.c_str(), c.msPerStep, 100 * c.share);
     }

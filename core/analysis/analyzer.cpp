@@ -1,7 +1,6 @@
 #include "analysis/analyzer.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/ThreadLocalState.h>
 
 #include <algorithm>
 #include <atomic>
@@ -184,27 +183,6 @@ void score(Accumulator& acc, const torch::Tensor& hidden, int64_t firstPrompt,
     }
 }
 
-// Work split between the intra-op threads, each running its share alone on its core (its
-// operations inline, single-threaded): at a snapshot's sizes that keeps both cores busy through
-// the small operations, and one core's products of half the rows run as fast as two cores'
-// products of all of them. Only on the CPU (a GPU's stream and device are the caller's).
-template <typename Work>
-void onEachThread(bool cpu, int64_t count, const Work& work) {
-    if (!cpu || count <= 1 || at::in_parallel_region()) {
-        for (int64_t i = 0; i < count; ++i) {
-            work(i);
-        }
-        return;
-    }
-    const at::ThreadLocalState caller;  // grad mode, autocast and the profiler, in every thread
-    at::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) {
-        at::ThreadLocalStateGuard guard(caller);
-        for (int64_t i = begin; i < end; ++i) {
-            work(i);
-        }
-    });
-}
-
 // Sites fitted together while their inputs stay this small (a snapshot's all fit in one batch;
 // the CLI's hundreds of prompts go site by site, which keeps each in cache).
 constexpr int64_t kBatchBytes = int64_t(8) << 20;
@@ -263,7 +241,7 @@ ProjectionSet fitProjections(const std::vector<Accumulator>& accs, const torch::
     const int64_t parts =
         cpu ? std::clamp<int64_t>(at::get_num_threads(), 1, static_cast<int64_t>(sites.size())) : 1;
     std::vector<std::vector<std::vector<Projection>>> fitted(static_cast<size_t>(parts));
-    onEachThread(cpu, parts, [&](int64_t p) {
+    onEachThread(parts, [&](int64_t p) {
         const auto first = static_cast<size_t>(int64_t(sites.size()) * p / parts);
         const auto last = static_cast<size_t>(int64_t(sites.size()) * (p + 1) / parts);
         const Sites some(sites.begin() + first, sites.begin() + last);
@@ -339,7 +317,7 @@ std::vector<ChunkPart> analyzeChunk(GptImpl& model, const torch::Tensor& chunk, 
         out[p].offset = rows * p / parts;
         out[p].accs = makeAccumulators(options.points, model.config().nLayer);
     }
-    onEachThread(cpu, parts, [&](int64_t p) {
+    onEachThread(parts, [&](int64_t p) {
         using Clock = std::chrono::steady_clock;
         ChunkPart& part = out[static_cast<size_t>(p)];
         const int64_t end = p + 1 < parts ? out[p + 1].offset : rows;

@@ -6,6 +6,7 @@
 #include <dnnl.h>
 
 #include <ATen/Parallel.h>
+#include <ATen/ThreadLocalState.h>
 #include <ATen/autocast_mode.h>
 
 #include <algorithm>
@@ -312,6 +313,24 @@ bool fastKernelsEnabled() {
 
 void setFastKernels(bool enabled) {
     t_fastKernels = enabled;
+}
+
+void onEachThread(int64_t count, const std::function<void(int64_t)>& work) {
+    if (count <= 1 || at::in_parallel_region()) {
+        for (int64_t i = 0; i < count; ++i) {
+            work(i);
+        }
+        return;
+    }
+    const at::ThreadLocalState caller;
+    const bool fast = fastKernelsEnabled();
+    at::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) {
+        at::ThreadLocalStateGuard guard(caller);
+        FastKernelsScope kernels(fast);
+        for (int64_t i = begin; i < end; ++i) {
+            work(i);
+        }
+    });
 }
 
 torch::Tensor geluTanh(const torch::Tensor& x) {

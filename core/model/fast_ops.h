@@ -20,6 +20,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 
 namespace nope {
@@ -83,6 +84,14 @@ private:
 
 // Turns the fast kernels on or off on this thread while it lives.
 using FastKernelsScope = ScopedSetting<bool, fastKernelsEnabled, setFastKernels>;
+
+// Runs work(0) .. work(count - 1) split between the intra-op threads, each thread its indices one
+// after another with every operator inline (single-threaded) on its core, under the caller's
+// LibTorch thread-local state (grad mode, autocast, the profiler) and fast-kernel setting; on the
+// caller alone when count is 1 or it already runs in a parallel region. The first exception
+// reaches the caller. For work on the CPU: at small sizes two cores each running half of it
+// alone beat both sharing every operator (the analysis, the training step).
+void onEachThread(int64_t count, const std::function<void(int64_t)>& work);
 // Sets the bf16 products' mode while it lives (process-wide).
 using Bf16ProductsScope = ScopedSetting<Bf16Products, bf16Products, setBf16Products>;
 

@@ -129,13 +129,14 @@ StepProfile profileCalls(int calls, const std::function<void()>& call) {
     StepProfile p;
     p.steps = calls;
     p.stepMs = wallUs / 1e3 / calls;
+    p.busyMs = std::max(wallUs, topLevelUs) / 1e3 / calls;
     std::map<std::string, double> byCategory;
     for (const auto& [name, us] : selfUs) {
         byCategory[profileCategory(name)] += us;
     }
     byCategory["outside any operator"] += std::max(0.0, wallUs - topLevelUs);
-    p.categories = shares(byCategory, calls, p.stepMs);
-    p.operators = shares(selfUs, calls, p.stepMs);
+    p.categories = shares(byCategory, calls, p.busyMs);
+    p.operators = shares(selfUs, calls, p.busyMs);
     return p;
 }
 

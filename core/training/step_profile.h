@@ -19,8 +19,11 @@ struct ProfileShare {
 };
 
 struct StepProfile {
-    int steps = 0;                         // calls profiled
-    double stepMs = 0.0;                   // wall time per call, under the profiler
+    int steps = 0;        // calls profiled
+    double stepMs = 0.0;  // wall time per call, under the profiler
+    // the categories' sum per call: the wall time, or more where several threads ran operators
+    // side by side (their self times add up; shares are of this sum)
+    double busyMs = 0.0;
     std::vector<ProfileShare> categories;  // largest first; "outside any operator" included
     std::vector<ProfileShare> operators;   // by self time, largest first
 };

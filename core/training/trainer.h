@@ -141,6 +141,8 @@ private:
     };
     struct Loop;  // the state of one run() (train_loop.cpp)
     StepResult trainStep(int iteration);
+    // The step with the batch's rows split in `shares` run side by side (trainer.cpp).
+    StepResult splitStep(const Batch& batch, uint64_t dropoutSeed, double lr, int64_t shares);
     // The phases of run(); each returns false when a stop interrupted it.
     bool evaluatePhase(Loop& loop);
     bool snapshotPhase(Loop& loop, bool final);
