@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/model_config.h"
 #include "training/trainer.h"
 #include "util/runtime.h"
 
@@ -14,11 +15,7 @@ namespace nope {
 namespace {
 
 ModelConfig splitModel(double dropout) {
-    ModelConfig m;
-    m.nLayer = 2;
-    m.nHead = 2;
-    m.nEmbd = 32;
-    m.blockSize = 64;
+    ModelConfig m = test::smallModelConfig(2, 2, 32, 64);
     m.dropout = dropout;
     return m;
 }
