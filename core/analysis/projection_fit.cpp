@@ -35,11 +35,9 @@ std::pair<torch::Tensor, torch::Tensor> onEveryThread(const torch::Tensor& batch
         return decompose(batch);
     }
     std::vector<torch::Tensor> first(static_cast<size_t>(parts)), second(first.size());
-    at::parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) {
-            std::tie(first[p], second[p]) =
-                decompose(batch.slice(0, B * p / parts, B * (p + 1) / parts));
-        }
+    onEachThread(parts, [&](int64_t p) {
+        std::tie(first[p], second[p]) =
+            decompose(batch.slice(0, B * p / parts, B * (p + 1) / parts));
     });
     return {torch::cat(first), torch::cat(second)};
 }
