@@ -8,6 +8,17 @@
 
 namespace nope {
 
+Batch rowsOf(const Batch& batch, int64_t first, int64_t count) {
+    const auto rows = [&](const torch::Tensor& t) {
+        return t.defined() ? t.narrow(0, first, count) : t;
+    };
+    return {rows(batch.inputs), rows(batch.targets), rows(batch.padding)};
+}
+
+int64_t targetTokens(const Batch& batch) {
+    return (batch.targets != kIgnoreIndex).sum().item<int64_t>();
+}
+
 std::string trainingLine(TaskKind task, const Example& example) {
     return example.text() + (task == TaskKind::Addition ? "" : "\n");
 }

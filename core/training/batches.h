@@ -28,6 +28,11 @@ struct Batch {
     torch::Tensor padding;  // (B, T) bool, the left padding; defined for the masked objective
 };
 
+// Rows [first, first + count) of every tensor of the batch (views, no copy).
+Batch rowsOf(const Batch& batch, int64_t first, int64_t count);
+// Target tokens of the batch that carry a loss (not kIgnoreIndex).
+int64_t targetTokens(const Batch& batch);
+
 // The text an example is trained on: its line plus the terminator the decoder must produce
 // ('\n', except addition, whose answer already closes with '$').
 std::string trainingLine(TaskKind task, const Example& example);

@@ -6,7 +6,6 @@
 
 #include "analysis/analyzer.h"
 #include "model/dropout.h"
-#include "model/fast_ops.h"
 #include "model/init.h"
 #include "probe/prober.h"
 #include "run/run_spec.h"
@@ -33,14 +32,6 @@ torch::Device deviceFor(DeviceKind kind) {
         return torch::Device(torch::kCUDA);
     }
     return torch::Device(torch::kCPU);
-}
-
-// Rows a share of a split step keeps at least (trainer.cpp, splitStep).
-constexpr int64_t kMinShareRows = 8;
-
-// Shares of a step's batch of `rows`: one per thread while each keeps kMinShareRows.
-int64_t stepShares(int64_t rows) {
-    return std::clamp<int64_t>(rows / kMinShareRows, 1, at::get_num_threads());
 }
 
 void throwIfInvalid(TaskKind task, const ModelConfig& model, const TrainConfig& train) {
@@ -173,13 +164,8 @@ Trainer::StepResult Trainer::trainStep(int iteration) {
     double weight = 1.0;
     if (m_parallel) {
         const int64_t share = m_trainConfig.batchSize / m_parallel->worldSize();
-        const int64_t first = share * m_parallel->rank();
-        batch.inputs = batch.inputs.narrow(0, first, share);
-        batch.targets = batch.targets.narrow(0, first, share);
-        if (batch.padding.defined()) {
-            batch.padding = batch.padding.narrow(0, first, share);
-        }
-        const double tokens = double((batch.targets != kIgnoreIndex).sum().item<int64_t>());
+        batch = rowsOf(batch, share * m_parallel->rank(), share);
+        const double tokens = double(targetTokens(batch));
         const double total = m_parallel->sum({tokens}).front();
         weight = total > 0 ? tokens / total : 0.0;
         if (m_parallel->worldSize() > 1) {
@@ -190,17 +176,8 @@ Trainer::StepResult Trainer::trainStep(int iteration) {
     if (shares > 1) {
         return splitStep(batch, dropoutSeed, lr, shares);
     }
-    torch::Tensor loss;
     DropoutStream dropoutSeeds(dropoutSeed);
-    {
-        AutocastScope autocast(m_trainConfig.precision == Precision::Bf16);
-        const auto logits = m_model->forward(batch.inputs.to(m_device), nullptr, Head::AllPositions,
-                                             nullptr, batch.padding);
-        loss = languageModelLoss(logits, batch.targets.to(m_device));
-        if (m_parallel) {  // a share without targets adds nothing (its mean loss is NaN)
-            loss = weight > 0 ? loss * weight : logits.sum().to(torch::kFloat) * 0.0;
-        }
-    }
+    const torch::Tensor loss = weightedLoss(batch, weight);
     double value = loss.item<double>();
     if (m_parallel) {  // every rank sees the same loss, so that all stop together on NaN
         value = m_parallel->sum({value}).front();
@@ -219,76 +196,15 @@ Trainer::StepResult Trainer::trainStep(int iteration) {
     return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
 }
 
-// On the CPU with several threads the step runs as data parallelism within the process: the
-// batch's rows in one share per thread, each share's forward and backward alone on its core (see
-// onEachThread), its mean loss weighted by its share of the target tokens as across processes
-// (above), the gradients summed before the optimizer step. Dropout draws per share.
-Trainer::StepResult Trainer::splitStep(const Batch& batch, uint64_t dropoutSeed, double lr,
-                                       int64_t shares) {
-    const int64_t rows = batch.inputs.size(0);
-    const std::vector<torch::Tensor> params = m_model->parameters();
-    std::vector<int64_t> first(static_cast<size_t>(shares) + 1);
-    std::vector<double> tokens(static_cast<size_t>(shares));
-    double total = 0.0;
-    for (int64_t p = 0; p <= shares; ++p) {
-        first[p] = rows * p / shares;
-        if (p > 0) {
-            const auto targets = batch.targets.narrow(0, first[p - 1], first[p] - first[p - 1]);
-            tokens[p - 1] = double((targets != kIgnoreIndex).sum().item<int64_t>());
-            total += tokens[p - 1];
-        }
+torch::Tensor Trainer::weightedLoss(const Batch& batch, double weight) {
+    AutocastScope autocast(m_trainConfig.precision == Precision::Bf16);
+    const auto logits = m_model->forward(batch.inputs.to(m_device), nullptr, Head::AllPositions,
+                                         nullptr, batch.padding);
+    if (weight == 0.0) {  // a share without targets adds nothing (its mean loss is NaN)
+        return logits.sum().to(torch::kFloat) * 0.0;
     }
-    if (total == 0.0) {  // no target in the batch: its mean loss is NaN, as in one piece
-        m_optimizer->zeroGrad();
-        return {std::nan(""), 0.0};
-    }
-    std::vector<double> losses(static_cast<size_t>(shares), 0.0);
-    std::vector<std::vector<torch::Tensor>> grads(static_cast<size_t>(shares));
-    onEachThread(shares, [&](int64_t p) {
-        if (tokens[p] == 0.0) {
-            return;  // nothing to learn from these rows
-        }
-        const auto rowsOf = [&](const torch::Tensor& t) {
-            return t.defined() ? t.narrow(0, first[p], first[p + 1] - first[p]) : t;
-        };
-        DropoutStream dropoutSeeds(deriveSeed(dropoutSeed, uint64_t(p)));
-        torch::Tensor loss;
-        {
-            AutocastScope autocast(m_trainConfig.precision == Precision::Bf16);
-            const auto logits =
-                m_model->forward(rowsOf(batch.inputs).to(m_device), nullptr, Head::AllPositions,
-                                 nullptr, rowsOf(batch.padding));
-            loss =
-                languageModelLoss(logits, rowsOf(batch.targets).to(m_device)) * (tokens[p] / total);
-        }
-        losses[p] = loss.item<double>();
-        if (std::isfinite(losses[p])) {
-            grads[p] = torch::autograd::grad({loss}, params, /*grad_outputs=*/{},
-                                             /*retain_graph=*/false, /*create_graph=*/false,
-                                             /*allow_unused=*/true);
-        }
-    });
-    double value = 0.0;
-    for (double l : losses) {
-        value += l;
-    }
-    if (!std::isfinite(value)) {
-        m_optimizer->zeroGrad();
-        return {value, 0.0};
-    }
-    {
-        torch::NoGradGuard noGrad;
-        for (size_t i = 0; i < params.size(); ++i) {
-            torch::Tensor sum;
-            for (const auto& share : grads) {
-                if (!share.empty() && share[i].defined()) {
-                    sum = sum.defined() ? sum + share[i] : share[i];  // (may alias: no add_)
-                }
-            }
-            params[i].mutable_grad() = sum;
-        }
-    }
-    return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
+    const auto loss = languageModelLoss(logits, batch.targets.to(m_device));
+    return weight == 1.0 ? loss : loss * weight;
 }
 
 void Trainer::copyWeightsFrom(const GptImpl& other) {

@@ -141,8 +141,14 @@ private:
     };
     struct Loop;  // the state of one run() (train_loop.cpp)
     StepResult trainStep(int iteration);
-    // The step with the batch's rows split in `shares` run side by side (trainer.cpp).
+    // The step with the batch's rows split in `shares` run side by side (split_step.cpp), and
+    // the shares of a batch of `rows`: one per thread while each keeps at least 8 rows.
     StepResult splitStep(const Batch& batch, uint64_t dropoutSeed, double lr, int64_t shares);
+    static int64_t stepShares(int64_t rows);
+    // The batch's mean loss over its target tokens times `weight`, the forward in the run's
+    // precision; weight 0 gives a zero that still reaches every weight (a data-parallel share
+    // without targets).
+    torch::Tensor weightedLoss(const Batch& batch, double weight);
     // The phases of run(); each returns false when a stop interrupted it.
     bool evaluatePhase(Loop& loop);
     bool snapshotPhase(Loop& loop, bool final);
