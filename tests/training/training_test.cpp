@@ -124,13 +124,16 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.objective, Objective::Answer);
     EXPECT_DOUBLE_EQ(quick.train.learningRate, 2e-3);
     EXPECT_EQ(quick.train.warmupSteps, 100);
+    EXPECT_EQ(quick.train.evalEvery, 125);
     EXPECT_EQ(quick.train.evalSamples, 1000);
     EXPECT_EQ(quick.train.probeEvery, 4);
+    EXPECT_EQ(quick.train.probe.precision, ProbePrecision::Bf16);
     EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
     EXPECT_EQ(quick.train.data.addition, AdditionData::Buckets);  // as measured
-    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 2000);
+    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 1500);
+    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.data.trainSize, 50000);
     EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
     EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
