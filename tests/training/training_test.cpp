@@ -131,7 +131,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
-    EXPECT_EQ(quick.train.data.addition, AdditionData::Buckets);  // as measured
+    EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);  // the authors' data
     EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 1500);
     EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.data.trainSize, 50000);
     EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
