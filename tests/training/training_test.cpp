@@ -138,8 +138,9 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
     EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
-    EXPECT_EQ(indexing.train.steps, 10000);
-    EXPECT_EQ(indexing.train.decaySteps, 10000);
+    EXPECT_EQ(indexing.train.batchSize, 512);
+    EXPECT_EQ(indexing.train.steps, 5000);
+    EXPECT_EQ(indexing.train.decaySteps, 5000);
     EXPECT_EQ(indexing.train.timeLimitMinutes, 30.0);
 }
 
