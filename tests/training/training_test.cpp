@@ -15,8 +15,6 @@
 #include "model/fast_ops.h"
 #include "model/init.h"
 #include "tasks/vocab.h"
-#include "training/lr_schedule.h"
-#include "training/presets.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
 
@@ -58,90 +56,6 @@ TrainConfig tinyTrain(Objective objective = Objective::Answer) {
 fs::path tempPath(const std::string& name) {
     return fs::temp_directory_path() /
            ("nopescope-training-" + std::to_string(::getpid()) + "-" + name);
-}
-
-TEST(Schedule, WarmupCosineFloor) {
-    TrainConfig c;
-    c.learningRate = 1.0;
-    c.minLrRatio = 0.1;
-    c.warmupSteps = 100;
-    c.decaySteps = 1100;
-    EXPECT_DOUBLE_EQ(learningRateAt(0, c), 0.0);
-    EXPECT_DOUBLE_EQ(learningRateAt(50, c), 0.5);
-    EXPECT_DOUBLE_EQ(learningRateAt(100, c), 1.0);
-    EXPECT_NEAR(learningRateAt(600, c), 0.55, 1e-12);  // halfway: (peak + floor) / 2
-    EXPECT_NEAR(learningRateAt(1100, c), 0.1, 1e-12);
-    EXPECT_DOUBLE_EQ(learningRateAt(5000, c), 0.1);
-    // the authors' numbers
-    const TrainConfig paper;
-    EXPECT_NEAR(learningRateAt(400, paper), 2.6441e-4, 1e-12);
-    EXPECT_NEAR(learningRateAt(5000, paper), 2.6441e-5, 1e-12);
-}
-
-TEST(Presets, EveryPresetIsValidForEveryTask) {
-    for (TaskKind task : allTasks()) {
-        for (const std::string& name : presetNames()) {
-            const auto preset = makePreset(name, task);
-            ASSERT_TRUE(preset.has_value()) << name;
-            const FieldErrors errors = validate(RunSpec{task, preset->model, preset->train, name});
-            EXPECT_TRUE(errors.empty()) << name << " " << taskName(task) << ": "
-                                        << (errors.empty() ? "" : describe(errors.front()));
-            EXPECT_EQ(preset->train.decaySteps, preset->train.steps) << name;
-        }
-    }
-    // The authors' configuration files: addition (the defaults) and rev16, wherex9, order.
-    const Preset paper = *makePreset("paper", TaskKind::Addition);
-    EXPECT_EQ(parameterCount(paper.model), 10658688);
-    EXPECT_EQ(paper.model.dropout, 0.2);
-    EXPECT_EQ(paper.train.batchSize, 256);
-    EXPECT_EQ(paper.train.windowLength, 256);
-    EXPECT_EQ(paper.train.steps, 5000);
-    EXPECT_DOUBLE_EQ(paper.train.learningRate, 2.6441e-4);
-    EXPECT_EQ(paper.train.warmupSteps, 400);
-    EXPECT_EQ(paper.train.objective, Objective::Lm);
-    EXPECT_EQ(paper.train.precision, Precision::Bf16);
-    EXPECT_EQ(paper.train.data.addition, AdditionData::Balanced);
-    for (TaskKind task : {TaskKind::Reversal, TaskKind::Indexing, TaskKind::Ordering}) {
-        const Preset p = *makePreset("paper", task);
-        EXPECT_EQ(p.model.dropout, 0.2);
-        EXPECT_EQ(p.train.objective, Objective::Lm);
-        EXPECT_EQ(p.train.windowLength, 256);
-        EXPECT_EQ(p.train.batchSize, 4096);
-        EXPECT_EQ(p.train.steps, 2000);
-        EXPECT_EQ(p.train.decaySteps, 2000);
-        EXPECT_DOUBLE_EQ(p.train.learningRate, 2.6441e-5);
-        EXPECT_EQ(p.train.warmupSteps, 400);
-        EXPECT_DOUBLE_EQ(p.train.beta2, 0.99);
-    }
-    EXPECT_FALSE(makePreset("slow", TaskKind::Addition).has_value());
-
-    // The quick preset: the setup measured on the 2-core machine (README, "Presets").
-    const Preset quick = *makePreset("quick", TaskKind::Addition);
-    EXPECT_EQ(quick.model.nLayer, 2);
-    EXPECT_EQ(quick.model.nHead, 4);
-    EXPECT_EQ(quick.model.nEmbd, 256);
-    EXPECT_EQ(quick.model.dropout, 0.0);
-    EXPECT_EQ(quick.train.objective, Objective::Answer);
-    EXPECT_DOUBLE_EQ(quick.train.learningRate, 2e-3);
-    EXPECT_EQ(quick.train.warmupSteps, 100);
-    EXPECT_EQ(quick.train.evalEvery, 125);
-    EXPECT_EQ(quick.train.evalSamples, 1000);
-    EXPECT_EQ(quick.train.probeEvery, 4);
-    EXPECT_EQ(quick.train.probe.precision, ProbePrecision::Bf16);
-    EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
-    EXPECT_EQ(quick.train.steps, 4000);
-    EXPECT_EQ(quick.train.data.trainSize, 50000);
-    EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);  // the authors' data
-    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 1500);
-    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.data.trainSize, 50000);
-    EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
-    EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
-    const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
-    EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
-    EXPECT_EQ(indexing.train.batchSize, 512);
-    EXPECT_EQ(indexing.train.steps, 5000);
-    EXPECT_EQ(indexing.train.decaySteps, 5000);
-    EXPECT_EQ(indexing.train.timeLimitMinutes, 30.0);
 }
 
 TEST(Optimizer, WeightDecayOnlyOnLinearWeights) {
