@@ -9,17 +9,27 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 namespace nope::fuzz {
 
+// The folder is removed when the process ends normally, so that repeated runs of the fuzz
+// targets (every ctest run replays their corpus) leave nothing behind.
 inline const std::filesystem::path& ownFolder() {
-    static const std::filesystem::path dir = [] {
-        const auto d = std::filesystem::temp_directory_path() /
-                       ("nopescope-fuzz-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(d);
-        return d;
-    }();
-    return dir;
+    struct Folder {
+        std::filesystem::path path;
+        Folder()
+            : path(std::filesystem::temp_directory_path() /
+                   ("nopescope-fuzz-" + std::to_string(::getpid()))) {
+            std::filesystem::create_directories(path);
+        }
+        ~Folder() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    };
+    static const Folder folder;
+    return folder.path;
 }
 
 // Writes `bytes` to `name` in this process's folder and returns the path.
