@@ -82,8 +82,13 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
     EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);  // the authors' data
-    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.steps, 1500);
-    EXPECT_EQ(makePreset("quick", TaskKind::Reversal)->train.data.trainSize, 50000);
+    const Preset reversal = *makePreset("quick", TaskKind::Reversal);  // README, "Presets"
+    EXPECT_EQ(reversal.train.steps, 1200);
+    EXPECT_EQ(reversal.train.decaySteps, 1200);
+    EXPECT_EQ(reversal.train.data.trainSize, 50000);
+    EXPECT_DOUBLE_EQ(reversal.train.learningRate, 2.5e-3);
+    EXPECT_DOUBLE_EQ(reversal.train.beta2, 0.95);
+    EXPECT_DOUBLE_EQ(quick.train.beta2, 0.99);
     EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
     EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
