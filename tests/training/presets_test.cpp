@@ -81,7 +81,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.timeLimitMinutes, 15.0);
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
-    EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);  // the authors' data
+    EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);      // the authors' data
     const Preset reversal = *makePreset("quick", TaskKind::Reversal);  // README, "Presets"
     EXPECT_EQ(reversal.train.steps, 1200);
     EXPECT_EQ(reversal.train.decaySteps, 1200);
