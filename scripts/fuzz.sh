@@ -7,11 +7,13 @@
 # copy it into tests/fuzz/corpus/<target>/ once fixed, so that the replay test keeps it fixed.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: checkpoint saved_model snapshot_json
-#                                             run_config metrics_csv adjacency_csv cli_flags
+#                                             run_config metrics_csv evaluations_csv
+#                                             adjacency_csv cli_flags
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(checkpoint saved_model snapshot_json run_config metrics_csv adjacency_csv cli_flags)
+all=(checkpoint saved_model snapshot_json run_config metrics_csv evaluations_csv adjacency_csv
+    cli_flags)
 seconds=60
 if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then
     seconds=$1

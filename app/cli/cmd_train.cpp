@@ -215,8 +215,9 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "[--threads N] [--distributed]",
         "Trains a NoPE model on the task. Prints a progress line per evaluation and, at the end,\n"
         "the adjacency score of each layer at init and trained. Writes config.json, metrics.csv,\n"
-        "adjacency.csv, snapshots/, final_scores.csv, checkpoint.pt, best.pt and weights.pt into\n"
-        "DIR. A preset sets the defaults shown here for the chosen task; flags override them.\n"
+        "evaluations.csv, adjacency.csv, snapshots/, final_scores.csv, checkpoint.pt, best.pt\n"
+        "and weights.pt into DIR. A preset sets the defaults shown here for the chosen task;\n"
+        "flags override them.\n"
         "Ctrl-C stops after the current step and still writes everything.");
     flags.addChoice("task", &task, "task to learn", taskNames());
     flags.addChoice("preset", &presetName, "quick: minutes on a CPU; paper: the authors' setup",
@@ -441,7 +442,7 @@ int runTrain(const Args& args) {
     printFinalTable(initAnalysis, trained, label);
     printByLength(trainer.lastEvaluation());
     std::printf(
-        "\nwrote %s: config.json, metrics.csv, adjacency.csv, snapshots/, "
+        "\nwrote %s: config.json, metrics.csv, evaluations.csv, adjacency.csv, snapshots/, "
         "final_scores.csv, checkpoint.pt, best.pt, weights.pt\n",
         plan.out.c_str());
     return outcome.reason == StopReason::NonFinite ? kExitFailure : kExitOk;

@@ -66,6 +66,40 @@ void readMetrics(const fs::path& file, RunCurves& curves) {
     }
 }
 
+// Every evaluation, where the run has evaluations.csv: the accuracy curve in full. The
+// evaluations metrics.csv holds (those of snapshot steps and new bests, already in `curves`)
+// fill the steps the file lacks (a run begun by a version without it, then resumed). The file
+// only refines the curve: one that cannot be read is named in `problems` and left out.
+void readEvaluations(const fs::path& file, RunCurves& curves) {
+    if (!fs::exists(file)) {
+        return;
+    }
+    std::map<int, double> byStep;
+    for (size_t i = 0; i < curves.evalSteps.size(); ++i) {
+        byStep[curves.evalSteps[i]] = curves.evalAccuracy[i];
+    }
+    try {
+        const CsvTable t(file);
+        noteTornLine(file, t, curves);
+        const size_t step = t.column("step"), accuracy = t.column("accuracy");
+        for (size_t i = 0; i < t.rows(); ++i) {
+            const double a = t.numberOrNan(i, accuracy);
+            if (std::isfinite(a)) {
+                byStep[t.integer(i, step)] = a;
+            }
+        }
+    } catch (const std::exception& e) {
+        curves.problems.push_back(std::string(e.what()) + " (the accuracy curve is metrics.csv's)");
+        return;
+    }
+    curves.evalSteps.clear();
+    curves.evalAccuracy.clear();
+    for (const auto& [s, a] : byStep) {
+        curves.evalSteps.push_back(s);
+        curves.evalAccuracy.push_back(a);
+    }
+}
+
 CapturePoint pointAt(const CsvTable& t, size_t row, size_t column) {
     const auto point = parseCapturePoint(t.text(row, column));
     if (!point) {
@@ -152,6 +186,7 @@ RunSummary summarizeRun(const fs::path& dir) {
         run.totalSteps = config.value("train", nlohmann::json::object()).value("steps", 0);
         RunCurves curves;
         readMetrics(dir / RunFiles::kMetrics, curves);
+        readEvaluations(dir / RunFiles::kEvaluations, curves);
         run.lastStep = curves.steps.empty() ? 0 : curves.steps.back();
         for (double a : curves.evalAccuracy) {
             if (!std::isfinite(run.bestAccuracy) || a > run.bestAccuracy) {
@@ -185,6 +220,7 @@ std::vector<RunSummary> listRuns(const fs::path& root) {
 RunCurves readRunCurves(const fs::path& dir) {
     RunCurves curves;
     readMetrics(dir / RunFiles::kMetrics, curves);
+    readEvaluations(dir / RunFiles::kEvaluations, curves);
     readAdjacency(dir / RunFiles::kAdjacency, curves);
     readFinal(dir / RunFiles::kFinalScores, curves);
     return curves;

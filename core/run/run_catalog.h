@@ -1,7 +1,8 @@
 // The runs under a folder, read for comparison: what each run is (task, preset, steps, best
-// accuracy, date), its curves over training (metrics.csv, adjacency.csv), its init and trained
-// scores (final_scores.csv) and its snapshots one at a time. Plain C++ over the run folder's
-// files (run/run_folder.h), so that the window's compare view can read them without a model.
+// accuracy, date), its curves over training (metrics.csv, evaluations.csv, adjacency.csv), its init
+// and trained scores (final_scores.csv) and its snapshots one at a time. Plain C++ over the run
+// folder's files (run/run_folder.h), so that the window's compare view can read them without a
+// model.
 #pragma once
 
 #include <filesystem>
@@ -55,7 +56,9 @@ struct RunCurves {
     std::vector<int> steps;  // one per metrics.csv row
     std::vector<double> trainLoss;
     std::vector<double> testLoss;
-    std::vector<int> evalSteps;          // the steps whose row holds a fresh evaluation
+    // Every evaluation from evaluations.csv, or (a run without that file) the steps whose
+    // metrics.csv row holds a fresh evaluation.
+    std::vector<int> evalSteps;
     std::vector<double> evalAccuracy;    // its accuracy, percent
     std::vector<ScoreSeries> adjacency;  // per capture point and layer, from adjacency.csv
     std::vector<StageScore> final;       // final_scores.csv, empty until the run has ended
@@ -67,8 +70,8 @@ struct RunCurves {
     int layers(CapturePoint point) const;  // the highest layer with a series at `point`
 };
 
-// Reads metrics.csv, adjacency.csv and final_scores.csv (each may be missing). Throws
-// std::runtime_error naming the file when one is malformed.
+// Reads metrics.csv, evaluations.csv, adjacency.csv and final_scores.csv (each may be missing).
+// Throws std::runtime_error naming the file when one is malformed.
 RunCurves readRunCurves(const std::filesystem::path& dir);
 
 // The steps of the snapshots saved in the folder, ascending.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -142,7 +143,8 @@ RunWriter::RunWriter(fs::path dir, bool continuing, int fromStep) : m_dir(std::m
 // of writes a killed process left unfinished) go, and the tables are rebuilt from the snapshot
 // files up to it. The tables are a function of the snapshot files, so whatever a kill, a full disk
 // or another version left in them (a missing or torn row, a row twice), they come out as an
-// uninterrupted run's; a snapshot file that cannot be read gives no rows.
+// uninterrupted run's; a snapshot file that cannot be read gives no rows. evaluations.csv is the
+// exception: its rows between snapshots are in no snapshot file (keepEvaluations).
 void RunWriter::continueAt(int fromStep) {
     std::map<int, fs::path> kept;  // by step
     for (const fs::path& folder : {m_dir, m_dir / RunFiles::kSnapshots}) {
@@ -169,6 +171,58 @@ void RunWriter::continueAt(int fromStep) {
         }
     }
     rewriteTables();
+    keepEvaluations(fromStep);
+}
+
+// The evaluations.csv rows of steps up to `fromStep` that are whole (a step, then as many cells
+// as the header has), one per step (the last written wins), by step: no snapshot file records
+// the evaluations between snapshots, so the file itself is what a resumed run keeps. A file of
+// another layout (another version's header) or one that cannot be read keeps nothing.
+void RunWriter::keepEvaluations(int fromStep) {
+    const fs::path file = m_dir / RunFiles::kEvaluations;
+    std::map<int, std::string> byStep;
+    std::string text;
+    try {
+        text = fs::exists(file) ? readFile(file) : std::string();
+    } catch (const std::exception&) {
+        text.clear();  // unreadable: the evaluations start afresh, the run goes on
+    }
+    const auto cells = [](const std::string& line) {
+        return std::count(line.begin(), line.end(), ',') + 1;
+    };
+    std::istringstream in(text);
+    std::string line;
+    if (std::getline(in, line) && line == kEvaluationsCsvHeader) {
+        while (std::getline(in, line)) {
+            int step = -1;
+            const char* end = line.data() + line.size();
+            const auto [rest, error] = std::from_chars(line.data(), end, step);
+            const bool whole = error == std::errc() && rest != end && *rest == ',' && step >= 0 &&
+                               cells(line) == cells(kEvaluationsCsvHeader);
+            if (whole && step <= fromStep) {
+                byStep[step] = line;
+            }
+        }
+    }
+    m_evaluationRows.clear();
+    for (const auto& [step, row] : byStep) {
+        m_evaluationRows.push_back(row);
+    }
+    writeEvaluations();
+}
+
+void RunWriter::addEvaluation(const Snapshot& p) {
+    dropFrom(m_evaluationRows, p.step);
+    m_evaluationRows.push_back(std::to_string(p.step) + "," + cell(p.trainLoss, 6) + "," +
+                               cell(p.eval.testLoss, 6) + "," + fixed(p.eval.accuracy, 2) + "," +
+                               shortest(static_cast<float>(p.learningRate)) + "," +
+                               fixed(p.tokensPerSecond, 0) + "," + fixed(p.elapsedSeconds, 1));
+    writeEvaluations();
+}
+
+void RunWriter::writeEvaluations() const {
+    writeFileAtomic(m_dir / RunFiles::kEvaluations,
+                    joinLines(kEvaluationsCsvHeader, m_evaluationRows));
 }
 
 void RunWriter::writeConfig(const nlohmann::json& config) const {

@@ -2,6 +2,7 @@
 // alike and read back by the window.
 //   config.json                    {"task", "model", "train", "preset"}
 //   metrics.csv                    one row per snapshot (see kMetricsCsvHeader)
+//   evaluations.csv                one row per test evaluation (see kEvaluationsCsvHeader)
 //   adjacency.csv                  step,point,layer,mean,std
 //   probes.csv                     step, then probe's columns: every snapshot that ran probes
 //   snapshots/step_<000250>.json   each snapshot in full: metrics, evaluation, scores, matrices
@@ -26,6 +27,10 @@ namespace nope {
 
 inline constexpr const char* kMetricsCsvHeader =
     "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s,eval_step";
+// The loss, test loss and accuracy of every evaluation: the accuracy curve in full.
+// train_loss and tokens_per_s are over the steps since the previous evaluation.
+inline constexpr const char* kEvaluationsCsvHeader =
+    "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s";
 inline constexpr const char* kAdjacencyCsvHeader = "step,point,layer,mean,std";
 // probes.csv of a run: the columns of `nopescope-cli probe`'s probes.csv after a step column.
 std::string runProbesCsvHeader();
@@ -39,6 +44,7 @@ struct RunFiles {
     static constexpr const char* kBest = "best.pt";
     static constexpr const char* kWeights = "weights.pt";
     static constexpr const char* kMetrics = "metrics.csv";
+    static constexpr const char* kEvaluations = "evaluations.csv";
     static constexpr const char* kAdjacency = "adjacency.csv";
     static constexpr const char* kProbes = "probes.csv";
     static constexpr const char* kFinalScores = "final_scores.csv";
@@ -66,11 +72,15 @@ class RunWriter {
 public:
     // Creates the folder. With `continuing` (a resumed run), keeps what the folder recorded up to
     // `fromStep` and drops what came after, instead of starting the tables afresh: the tables are
-    // rebuilt from the snapshot files up to `fromStep`.
+    // rebuilt from the snapshot files up to `fromStep`, the evaluations kept from evaluations.csv
+    // up to `fromStep`.
     explicit RunWriter(std::filesystem::path dir, bool continuing = false, int fromStep = 0);
 
     void writeConfig(const nlohmann::json& config) const;
     void add(const Snapshot& snapshot);
+    // One evaluation (TrainerCallbacks::evaluated's progress): a row of evaluations.csv. An
+    // evaluation of a step recorded before replaces its row and the rows after it.
+    void addEvaluation(const Snapshot& progress);
     // Rows of `init` are left out when it has none (a run continued from a checkpoint of
     // unknown origin).
     void writeFinalScores(const Analysis& init, const Analysis& trained) const;
@@ -84,11 +94,14 @@ private:
     void continueAt(int fromStep);
     void appendRows(const Snapshot& snapshot);
     void rewriteTables() const;
+    void keepEvaluations(int fromStep);
+    void writeEvaluations() const;
 
     std::filesystem::path m_dir;
     std::vector<std::string> m_metricsRows;
     std::vector<std::string> m_adjacencyRows;
     std::vector<std::string> m_probeRows;
+    std::vector<std::string> m_evaluationRows;
 };
 
 std::string snapshotFileName(int step);  // "step_000250.json"

@@ -109,6 +109,8 @@ void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& opt
     }
     archive.write("snapshot_loss_sum", c10::IValue(state.snapshotLossSum));
     archive.write("snapshot_loss_steps", c10::IValue(int64_t{state.snapshotLossSteps}));
+    archive.write("eval_loss_sum", c10::IValue(state.evalLossSum));
+    archive.write("eval_loss_steps", c10::IValue(int64_t{state.evalLossSteps}));
     for (const auto& item : model.named_parameters()) {
         archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
     }
@@ -153,6 +155,11 @@ CheckpointState readCheckpointState(const fs::path& path) {
             state.snapshotLossSum = value.toDouble();
             archive.read("snapshot_loss_steps", value);
             state.snapshotLossSteps = static_cast<int>(value.toInt());
+        }
+        if (archive.try_read("eval_loss_sum", value)) {
+            state.evalLossSum = value.toDouble();
+            archive.read("eval_loss_steps", value);
+            state.evalLossSteps = static_cast<int>(value.toInt());
         }
     } catch (const std::exception& e) {
         throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));

@@ -34,6 +34,10 @@ struct CheckpointState {
     // snapshot of a resumed run averages the same steps as an uninterrupted run's.
     double snapshotLossSum = 0.0;
     int snapshotLossSteps = 0;
+    // The same since the last evaluation: a run stopped between evaluations resumes with the
+    // first evaluation's training loss over the same steps (evaluations.csv).
+    double evalLossSum = 0.0;
+    int evalLossSteps = 0;
 };
 
 // Writes atomically and durably (util/files.h), sealed with a checksum. Throws std::runtime_error

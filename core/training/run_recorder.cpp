@@ -42,6 +42,7 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
     // snapshot's files: a run killed at any point resumes from a checkpoint whose step the tables
     // and snapshot files record in full (what came after is dropped and redone).
     outer.evaluated = [this, inner](const Snapshot& progress, bool best) {
+        guarded([&] { m_writer.addEvaluation(progress); });
         m_checkpointDue = true;
         m_bestDue = m_bestDue || best;
         if (inner.evaluated) {

@@ -1,7 +1,8 @@
-// Records a training run into its run folder, for the CLI and the window alike: every snapshot
-// (tables and snapshot files), a checkpoint at the end of every evaluated step (and best.pt when it
-// is the best so far), and at the end the final checkpoint, the final scores (init against the best
-// checkpoint, both on finalSamples prompts) and the Python weights.
+// Records a training run into its run folder, for the CLI and the window alike: every evaluation
+// (evaluations.csv), every snapshot (tables and snapshot files), a checkpoint at the end of every
+// evaluated step (and best.pt when it is the best so far), and at the end the final checkpoint,
+// the final scores (init against the best checkpoint, both on finalSamples prompts) and the
+// Python weights.
 #pragma once
 
 #include <filesystem>

@@ -183,6 +183,8 @@ std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
     loop.sinceSnapshot.add(step.loss, seconds);
     m_snapshotLossSum += step.loss;
     ++m_snapshotLossSteps;
+    m_evalLossSum += step.loss;
+    ++m_evalLossSteps;
     return std::nullopt;
 }
 
@@ -196,12 +198,17 @@ bool Trainer::evaluatePhase(Loop& loop) {
     m_lastEval = result;
     loop.best = m_best.offer(result.accuracy, result.testLoss, m_step, *m_model);
     if (loop.callbacks.evaluated) {
+        // the loss over the steps since the last evaluation, also those before a resume
+        const double meanLoss =
+            m_evalLossSteps > 0 ? m_evalLossSum / m_evalLossSteps : std::nan("");
         loop.callbacks.evaluated(
-            progress(loop.sinceEval.meanLoss(), loop.sinceEval.tokensPerSecond(loop.tokensPerStep),
-                     loop.elapsed(), loop.firstStep),
+            progress(meanLoss, loop.sinceEval.tokensPerSecond(loop.tokensPerStep), loop.elapsed(),
+                     loop.firstStep),
             loop.best);
     }
     loop.sinceEval = Window{};
+    m_evalLossSum = 0.0;
+    m_evalLossSteps = 0;
     return true;
 }
 

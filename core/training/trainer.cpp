@@ -120,6 +120,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::filesystem::path& checkpoint
     trainer->m_batches->setRngState(state.batchRng);
     trainer->m_snapshotLossSum = state.snapshotLossSum;
     trainer->m_snapshotLossSteps = state.snapshotLossSteps;
+    trainer->m_evalLossSum = state.evalLossSum;
+    trainer->m_evalLossSteps = state.evalLossSteps;
     if (!state.lastEvaluation.is_null()) {
         try {
             trainer->m_lastEval = evalFromJson(state.lastEvaluation);
@@ -321,6 +323,8 @@ void Trainer::saveCheckpoint(const std::filesystem::path& path) const {
     state.lastEvaluation = toJson(m_lastEval);
     state.snapshotLossSum = m_snapshotLossSum;
     state.snapshotLossSteps = m_snapshotLossSteps;
+    state.evalLossSum = m_evalLossSum;
+    state.evalLossSteps = m_evalLossSteps;
     nope::saveCheckpoint(path, *m_model, *m_optimizer, state);
 }
 

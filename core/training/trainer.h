@@ -178,6 +178,8 @@ private:
     EvalResult m_lastEval;
     double m_snapshotLossSum = 0.0;  // training losses since the last snapshot (checkpointed)
     int m_snapshotLossSteps = 0;
+    double m_evalLossSum = 0.0;  // ... and since the last evaluation (checkpointed)
+    int m_evalLossSteps = 0;
 };
 
 }  // namespace nope

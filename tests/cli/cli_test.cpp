@@ -188,9 +188,9 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     EXPECT_NE(r.out.find("step     10/20"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("init"), std::string::npos);
     EXPECT_NE(r.out.find("trained"), std::string::npos);
-    for (const char* file :
-         {"config.json", "metrics.csv", "adjacency.csv", "final_scores.csv", "checkpoint.pt",
-          "best.pt", "weights.pt", "snapshots/step_000000.json", "snapshots/step_000020.json"}) {
+    for (const char* file : {"config.json", "metrics.csv", "evaluations.csv", "adjacency.csv",
+                             "final_scores.csv", "checkpoint.pt", "best.pt", "weights.pt",
+                             "snapshots/step_000000.json", "snapshots/step_000020.json"}) {
         EXPECT_TRUE(fs::exists(folder / file)) << file;
     }
     const auto metrics = lines(slurp(folder / "metrics.csv"));
@@ -198,6 +198,11 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     EXPECT_EQ(metrics[0],
               "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s,eval_step");
     EXPECT_EQ(metrics[3].substr(0, 3), "20,");
+    const auto evaluations = lines(slurp(folder / "evaluations.csv"));
+    ASSERT_EQ(evaluations.size(), 4u);  // header, steps 0, 10, 20
+    EXPECT_EQ(evaluations[0],
+              "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s");
+    EXPECT_EQ(evaluations[3].substr(0, 3), "20,");
     const auto adjacency = lines(slurp(folder / "adjacency.csv"));
     EXPECT_EQ(adjacency[0], "step,point,layer,mean,std");
     EXPECT_EQ(adjacency.size(), 1u + 3u * (1u + 3u * 1u));  // 3 snapshots x (embedding + 3 points)
@@ -220,6 +225,10 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     ASSERT_EQ(resumed.size(), 5u);
     EXPECT_EQ(resumed[3], metrics[3]);  // the first run's rows are kept
     EXPECT_EQ(resumed[4].substr(0, 3), "30,");
+    const auto evaluationsResumed = lines(slurp(folder / "evaluations.csv"));
+    ASSERT_EQ(evaluationsResumed.size(), 5u);
+    EXPECT_EQ(evaluationsResumed[3], evaluations[3]);
+    EXPECT_EQ(evaluationsResumed[4].substr(0, 3), "30,");
     EXPECT_TRUE(fs::exists(folder / "snapshots/step_000030.json"));
 
     const Result analysed = run("analyze --task indexing --samples 8 --threads 1 --checkpoint " +

@@ -21,16 +21,17 @@ std::string launchLocal() {
            NOPESCOPE_SOURCE_DIR + "/scripts/launch-local.sh";
 }
 
-// metrics.csv as rows of cells, timing columns (tokens_per_s, elapsed_s) left out.
-std::vector<std::vector<std::string>> metrics(const fs::path& dir) {
+// metrics.csv (8 columns) or evaluations.csv (7) as rows of cells, the timing columns
+// (tokens_per_s, elapsed_s, the sixth and seventh in both) left out.
+std::vector<std::vector<std::string>> withoutTimes(const fs::path& file, size_t columns) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& line : lines(slurp(dir / "metrics.csv"))) {
+    for (const auto& line : lines(slurp(file))) {
         std::vector<std::string> cells;
         std::stringstream in(line);
         for (std::string cell; std::getline(in, cell, ',');) {
             cells.push_back(cell);
         }
-        if (cells.size() == 8) {
+        if (cells.size() == columns) {
             cells.erase(cells.begin() + 5, cells.begin() + 7);
         }
         rows.push_back(cells);
@@ -61,20 +62,24 @@ TEST_F(Distributed, TwoProcessesFollowTheLossCurveOfOne) {
         << pair.out;
     EXPECT_NE(pair.out.find("rank 1: completed 30 steps"), std::string::npos) << pair.out;
 
-    const auto a = metrics(one), b = metrics(two);
-    ASSERT_EQ(a.size(), 5u);  // the header, steps 0, 10, 20, 30
-    ASSERT_EQ(b.size(), a.size());
-    EXPECT_EQ(b.front(), a.front());
-    for (size_t row = 1; row < a.size(); ++row) {
-        ASSERT_EQ(b[row].size(), a[row].size());
-        EXPECT_EQ(b[row][0], a[row][0]);  // step
-        for (size_t cell = 1; cell < a[row].size(); ++cell) {
-            if (a[row][cell].empty()) {
-                EXPECT_TRUE(b[row][cell].empty());
-                continue;
+    for (const auto& [file, columns] :
+         {std::pair<const char*, size_t>{"metrics.csv", 8}, {"evaluations.csv", 7}}) {
+        SCOPED_TRACE(file);
+        const auto a = withoutTimes(one / file, columns), b = withoutTimes(two / file, columns);
+        ASSERT_EQ(a.size(), 5u);  // the header, steps 0, 10, 20, 30
+        ASSERT_EQ(b.size(), a.size());
+        EXPECT_EQ(b.front(), a.front());
+        for (size_t row = 1; row < a.size(); ++row) {
+            ASSERT_EQ(b[row].size(), a[row].size());
+            EXPECT_EQ(b[row][0], a[row][0]);  // step
+            for (size_t cell = 1; cell < a[row].size(); ++cell) {
+                if (a[row][cell].empty()) {
+                    EXPECT_TRUE(b[row][cell].empty());
+                    continue;
+                }
+                EXPECT_NEAR(std::stod(b[row][cell]), std::stod(a[row][cell]), 1e-4)
+                    << "step " << a[row][0] << ", column " << a.front()[cell];
             }
-            EXPECT_NEAR(std::stod(b[row][cell]), std::stod(a[row][cell]), 1e-4)
-                << "step " << a[row][0] << ", column " << a.front()[cell];
         }
     }
     EXPECT_TRUE(fs::exists(two / "checkpoint.pt"));

@@ -103,24 +103,38 @@ bool trainAndKill(const std::vector<std::string>& run, const fs::path& dir, int 
     return true;
 }
 
-// The columns of metrics.csv that do not depend on timing: step, train and test loss,
-// accuracy, learning rate and evaluation step.
-std::vector<std::string> metricsWithoutTimes(const fs::path& dir) {
+// The rows of a table of `columns` cells with the timing columns (tokens_per_s, elapsed_s) left
+// out: the cells at `kept`.
+std::vector<std::string> withoutTimes(const fs::path& file, size_t columns,
+                                      const std::vector<size_t>& kept) {
     std::vector<std::string> rows;
-    for (const auto& line : lines(slurp(dir / "metrics.csv"))) {
+    for (const auto& line : lines(slurp(file))) {
         std::vector<std::string> cells;
         std::stringstream in(line);
         for (std::string cell; std::getline(in, cell, ',');) {
             cells.push_back(cell);
         }
-        if (cells.size() == 8) {  // tokens_per_s and elapsed_s left out
-            rows.push_back(cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3] + "," +
-                           cells[4] + "," + cells[7]);
-        } else {
+        if (cells.size() != columns) {
             rows.push_back("malformed: " + line);
+            continue;
         }
+        std::string row;
+        for (size_t i : kept) {
+            row += (row.empty() ? "" : ",") + cells[i];
+        }
+        rows.push_back(row);
     }
     return rows;
+}
+
+// metrics.csv's step, train and test loss, accuracy, learning rate and evaluation step.
+std::vector<std::string> metricsWithoutTimes(const fs::path& dir) {
+    return withoutTimes(dir / "metrics.csv", 8, {0, 1, 2, 3, 4, 7});
+}
+
+// evaluations.csv's step, train and test loss, accuracy and learning rate.
+std::vector<std::string> evaluationsWithoutTimes(const fs::path& dir) {
+    return withoutTimes(dir / "evaluations.csv", 7, {0, 1, 2, 3, 4});
 }
 
 std::vector<std::string> snapshotNames(const fs::path& dir) {
@@ -148,6 +162,8 @@ TEST_F(Cli, KilledAtAnySnapshotResumesToTheSameTables) {
         ASSERT_EQ(whole.status, 0) << whole.err;
         const auto metrics = metricsWithoutTimes(reference);
         ASSERT_GE(metrics.size(), 8u);
+        const auto evaluations = evaluationsWithoutTimes(reference);
+        ASSERT_GE(evaluations.size(), 5u);  // the header, step 0 and at least 3 more
         const std::string adjacency = slurp(reference / "adjacency.csv");
         const std::string finalScores = slurp(reference / "final_scores.csv");
 
@@ -168,6 +184,7 @@ TEST_F(Cli, KilledAtAnySnapshotResumesToTheSameTables) {
             const Result resumed = run("train --resume " + dir.string());
             ASSERT_EQ(resumed.status, 0) << resumed.err << resumed.out;
             EXPECT_EQ(metricsWithoutTimes(dir), metrics);
+            EXPECT_EQ(evaluationsWithoutTimes(dir), evaluations);
             // adjacency.csv and the final scores (init, and the best checkpoint's weights) have
             // no timing: byte for byte
             EXPECT_EQ(slurp(dir / "adjacency.csv"), adjacency);

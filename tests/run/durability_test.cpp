@@ -12,6 +12,7 @@
 #include "common/model_config.h"
 #include "common/test_folder.h"
 #include "common/text.h"
+#include "run/run_catalog.h"
 #include "run/run_folder.h"
 #include "run/saved_model.h"
 #include "training/checkpoint.h"
@@ -203,6 +204,16 @@ Snapshot tableRow(int step) {
     return s;
 }
 
+// The first `n` lines of `text`, each with its newline.
+std::string firstLines(const std::string& text, size_t n) {
+    size_t end = 0;
+    for (size_t i = 0; i < n && end != std::string::npos; ++i) {
+        end = text.find('\n', end);
+        end = end == std::string::npos ? end : end + 1;
+    }
+    return text.substr(0, end);
+}
+
 std::vector<std::string> firstCells(const fs::path& file) {
     std::vector<std::string> cells;
     for (const auto& line : test::lines(readFile(file))) {
@@ -253,6 +264,62 @@ TEST(RunWriter, AResumedRunRebuildsItsTablesFromTheSnapshotFiles) {
     for (const auto& name : names) {
         EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
     }
+}
+
+// evaluations.csv holds every evaluation, also those between snapshots; a resumed writer keeps
+// the file's whole rows up to its step, one per step, and the window's curves read them all.
+TEST(RunWriter, EvaluationsBetweenSnapshotsAreKeptAcrossAResume) {
+    test::TestFolder folder("durability");
+    const fs::path whole = folder.path() / "whole", resumed = folder.path() / "resumed";
+    for (const auto& dir : {whole, resumed}) {
+        RunWriter writer(dir);
+        for (int step = 0; step <= (dir == whole ? 20 : 25); step += 5) {
+            Snapshot s = tableRow(step);
+            s.eval.accuracy = step;
+            writer.addEvaluation(s);
+            if (step % 10 == 0) {
+                writer.add(s);
+            }
+        }
+    }
+    const std::string written = readFile(resumed / "evaluations.csv");
+    // a doubled row, a torn one and one of another format, all at or before the resumed step
+    writeBytes(resumed / "evaluations.csv",
+               written + firstLines(written, 3).substr(firstLines(written, 2).size()) + "15,1\n" +
+                   "x,1,2,3,4,5,6\n");
+    RunWriter writer(resumed, /*continuing=*/true, /*fromStep=*/15);
+    EXPECT_EQ(firstCells(resumed / "evaluations.csv"),
+              (std::vector<std::string>{"step", "0", "5", "10", "15"}));
+    Snapshot s = tableRow(20);
+    s.eval.accuracy = 20;
+    writer.addEvaluation(s);
+    writer.add(s);
+    EXPECT_EQ(readFile(resumed / "evaluations.csv"), readFile(whole / "evaluations.csv"));
+    EXPECT_EQ(firstCells(resumed / "metrics.csv"),
+              (std::vector<std::string>{"step", "0", "10", "20"}));
+
+    const RunCurves curves = readRunCurves(resumed);
+    EXPECT_EQ(curves.evalSteps, (std::vector<int>{0, 5, 10, 15, 20}));
+    EXPECT_EQ(curves.evalAccuracy, (std::vector<double>{0, 5, 10, 15, 20}));
+    EXPECT_TRUE(curves.problems.empty());
+
+    // a file that cannot be read is named, and the curve is metrics.csv's
+    writeBytes(resumed / "evaluations.csv", "step,loss\n5,1\n");
+    const RunCurves damaged = readRunCurves(resumed);
+    EXPECT_EQ(damaged.evalSteps, (std::vector<int>{0, 10, 20}));
+    ASSERT_EQ(damaged.problems.size(), 1u);
+    EXPECT_NE(damaged.problems[0].find("evaluations.csv"), std::string::npos)
+        << damaged.problems[0];
+    // a folder of a version without the file, resumed: metrics.csv's evaluations up to the
+    // resume, the file's after it (and another layout's rows are not taken for this one's)
+    RunWriter older(resumed, /*continuing=*/true, /*fromStep=*/20);
+    EXPECT_EQ(firstCells(resumed / "evaluations.csv"), std::vector<std::string>{"step"});
+    s = tableRow(25);
+    s.eval.accuracy = 25;
+    older.addEvaluation(s);
+    EXPECT_EQ(readRunCurves(resumed).evalSteps, (std::vector<int>{0, 10, 20, 25}));
+    older.writeConfig({{"task", "addition"}});  // what makes it a run for the run list
+    EXPECT_EQ(summarizeRun(resumed).bestAccuracy, 25.0);
 }
 
 // Rebuilt tables follow the steps, not the names' order (step_1000000.json sorts before

@@ -88,9 +88,16 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(reversal.train.data.trainSize, 50000);
     EXPECT_DOUBLE_EQ(reversal.train.learningRate, 2.5e-3);
     EXPECT_DOUBLE_EQ(reversal.train.beta2, 0.95);
-    EXPECT_DOUBLE_EQ(quick.train.beta2, 0.99);
-    EXPECT_EQ(makePreset("quick", TaskKind::Ordering)->train.data.trainSize, 100000);
-    EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Ordering)->train.learningRate, 2e-3);
+    EXPECT_DOUBLE_EQ(quick.train.beta2, 0.95);
+    EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Indexing)->train.beta2, 0.99);
+    const Preset ordering = *makePreset("quick", TaskKind::Ordering);  // README, "Presets"
+    EXPECT_EQ(ordering.train.data.trainSize, 100000);
+    EXPECT_DOUBLE_EQ(ordering.train.learningRate, 5e-4);
+    EXPECT_EQ(ordering.train.batchSize, 512);
+    EXPECT_EQ(ordering.train.steps, 6000);
+    EXPECT_EQ(ordering.train.decaySteps, 6000);
+    EXPECT_EQ(ordering.train.evalEvery, 250);
+    EXPECT_EQ(ordering.train.timeLimitMinutes, 30.0);
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
     EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
     EXPECT_EQ(indexing.train.batchSize, 512);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "analysis/analyzer.h"
@@ -362,6 +363,45 @@ TEST(Trainer, CheckpointRoundTripAndResumedCurve) {
         EXPECT_EQ(resumed->stepOnce(), straight[i]) << "step " << i;
     }
     fs::remove(path);
+}
+
+// A run stopped between evaluations and resumed reports, at its next evaluation, the training
+// loss over the same steps as an uninterrupted run (evaluations.csv's train_loss).
+TEST(Trainer, AResumedRunsFirstEvaluationAveragesTheStepsBeforeTheStopToo) {
+    TrainConfig t = tinyTrain();
+    t.steps = t.decaySteps = 8;
+    t.evalEvery = 4;
+    t.snapshotEvery = 8;
+    t.evalSamples = 10;
+    std::map<int, double> straight, resumed;
+    auto recordInto = [](std::map<int, double>& losses) {
+        TrainerCallbacks callbacks;
+        callbacks.evaluated = [&losses](const Snapshot& progress, bool) {
+            losses[progress.step] = progress.trainLoss;
+        };
+        return callbacks;
+    };
+    Trainer(TaskKind::Addition, tinyModel(), t).run(recordInto(straight));
+    const fs::path path = tempPath("between-evaluations.pt");
+    {
+        Trainer trainer(TaskKind::Addition, tinyModel(), t);
+        TrainerCallbacks callbacks = recordInto(resumed);
+        callbacks.stepEnded = [&trainer](int step) {
+            if (step == 6) {
+                trainer.control().requestStop();
+            }
+        };
+        EXPECT_EQ(trainer.run(callbacks).reason, StopReason::Stopped);
+        EXPECT_EQ(trainer.step(), 6);
+        trainer.saveCheckpoint(path);
+    }
+    Trainer::resume(path)->run(recordInto(resumed));
+    fs::remove(path);
+    ASSERT_EQ(straight.size(), 3u);  // steps 0 (no training loss yet), 4 and 8
+    ASSERT_EQ(resumed.size(), 3u);
+    EXPECT_TRUE(std::isnan(resumed[0]));
+    EXPECT_EQ(resumed[4], straight[4]);
+    EXPECT_EQ(resumed[8], straight[8]);  // steps 5 to 8, two of them before the stop
 }
 
 TEST(Trainer, RejectsCorruptCheckpoints) {
