@@ -44,4 +44,29 @@ inline std::string asString(const uint8_t* data, size_t size) {
     return std::string(reinterpret_cast<const char*>(data), size);
 }
 
+// "run" in this process's folder, made a run folder (a config.json) the first time, so that the
+// run list reads it as well as its curves; returns its path.
+inline const std::filesystem::path& runFolder() {
+    static const std::filesystem::path dir = [] {
+        const auto path = ownFolder() / "run";
+        std::filesystem::create_directories(path);
+        std::ofstream(path / "config.json") << R"({"task": "addition", "preset": "quick"})";
+        return path;
+    }();
+    return dir;
+}
+
+// Calls each reader in turn; an exception is a reader refusing the input, which is allowed (a
+// crash, a leak or a sanitizer report is a finding).
+template <class... Read>
+void readEach(Read&&... read) {
+    const auto tolerant = [](auto&& call) {
+        try {
+            call();
+        } catch (const std::exception&) {
+        }
+    };
+    (tolerant(read), ...);
+}
+
 }  // namespace nope::fuzz
