@@ -24,6 +24,13 @@ std::string cell(double v, int decimals) {
     return std::isfinite(v) ? fixed(v, decimals) : "";
 }
 
+// A row of evaluations.csv (kEvaluationsCsvHeader).
+std::string evaluationRow(const Snapshot& s) {
+    return std::to_string(s.step) + "," + cell(s.trainLoss, 6) + "," + cell(s.eval.testLoss, 6) +
+           "," + fixed(s.eval.accuracy, 2) + "," + shortest(static_cast<float>(s.learningRate)) +
+           "," + fixed(s.tokensPerSecond, 0) + "," + fixed(s.elapsedSeconds, 1);
+}
+
 // The step a table row starts with.
 int stepOfRow(const std::string& row) {
     return std::atoi(row.c_str());
@@ -213,10 +220,7 @@ void RunWriter::keepEvaluations(int fromStep) {
 
 void RunWriter::addEvaluation(const Snapshot& p) {
     dropFrom(m_evaluationRows, p.step);
-    m_evaluationRows.push_back(std::to_string(p.step) + "," + cell(p.trainLoss, 6) + "," +
-                               cell(p.eval.testLoss, 6) + "," + fixed(p.eval.accuracy, 2) + "," +
-                               shortest(static_cast<float>(p.learningRate)) + "," +
-                               fixed(p.tokensPerSecond, 0) + "," + fixed(p.elapsedSeconds, 1));
+    m_evaluationRows.push_back(evaluationRow(p));
     writeEvaluations();
 }
 
@@ -241,11 +245,8 @@ void RunWriter::add(const Snapshot& s) {
 }
 
 void RunWriter::appendRows(const Snapshot& s) {
-    m_metricsRows.push_back(std::to_string(s.step) + "," + cell(s.trainLoss, 6) + "," +
-                            cell(s.eval.testLoss, 6) + "," + fixed(s.eval.accuracy, 2) + "," +
-                            shortest(static_cast<float>(s.learningRate)) + "," +
-                            fixed(s.tokensPerSecond, 0) + "," + fixed(s.elapsedSeconds, 1) + "," +
-                            std::to_string(s.eval.step));
+    // metrics.csv's columns are evaluations.csv's and the step of the evaluation
+    m_metricsRows.push_back(evaluationRow(s) + "," + std::to_string(s.eval.step));
     for (const auto& row : s.analysis.rows) {
         m_adjacencyRows.push_back(std::to_string(s.step) + "," + toString(row.point) + "," +
                                   std::to_string(row.layer) + "," + fixed(row.adjacencyMean, 6) +

@@ -21,17 +21,15 @@ double secondsBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 
-// Mean loss and throughput over the steps since the last reset.
+// Throughput over the steps since the last reset (the mean losses are the Trainer's sums, which
+// a checkpoint keeps across a resume).
 struct Window {
-    double lossSum = 0.0;
     double seconds = 0.0;
     int steps = 0;
-    void add(double loss, double s) {
-        lossSum += loss;
+    void add(double s) {
         seconds += s;
         ++steps;
     }
-    double meanLoss() const { return steps > 0 ? lossSum / steps : std::nan(""); }
     double tokensPerSecond(int64_t tokensPerStep) const {
         return seconds > 0 ? double(tokensPerStep) * steps / seconds : 0.0;
     }
@@ -179,8 +177,8 @@ std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
                            "--lr or fp32)");
     }
     ++m_step;
-    loop.sinceEval.add(step.loss, seconds);
-    loop.sinceSnapshot.add(step.loss, seconds);
+    loop.sinceEval.add(seconds);
+    loop.sinceSnapshot.add(seconds);
     m_snapshotLossSum += step.loss;
     ++m_snapshotLossSteps;
     m_evalLossSum += step.loss;
