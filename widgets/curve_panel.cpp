@@ -51,7 +51,7 @@ CurvePanel::CurvePanel(QWidget* parent)
     m_trainingMarker = makeMarker(m_training);
     applyPlotTheme(m_adjacency, palette());
     applyPlotTheme(m_training, palette());
-    setHistory({}, CapturePoint::Attn, -1);  // the placeholders until there is a model
+    setHistory({}, {}, CapturePoint::Attn, -1);  // the placeholders until there is a model
 }
 
 void CurvePanel::changeEvent(QEvent* event) {
@@ -64,10 +64,12 @@ void CurvePanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
-void CurvePanel::setHistory(const std::vector<Snapshot>& history, CapturePoint point, int marker) {
+void CurvePanel::setHistory(const std::vector<Snapshot>& history,
+                            const std::vector<EvalPoint>& evaluations, CapturePoint point,
+                            int marker) {
     const bool dark = isDark(palette());
     drawAdjacency(history, point, marker, dark);
-    drawTraining(history, marker, dark);
+    drawTraining(history, evaluations, marker, dark);
     m_adjacency->replot(QCustomPlot::rpQueuedReplot);
     m_training->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -125,25 +127,28 @@ void CurvePanel::drawAdjacency(const std::vector<Snapshot>& history, CapturePoin
 }
 
 // Train loss per snapshot, test loss and accuracy per evaluation.
-void CurvePanel::drawTraining(const std::vector<Snapshot>& history, int marker, bool dark) {
+void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
+                              const std::vector<EvalPoint>& evaluations, int marker, bool dark) {
     if (m_training->graphCount() != 3) {
         m_training->clearGraphs();
         m_training->addGraph();
         m_training->addGraph();
         m_training->addGraph(m_training->xAxis, m_training->yAxis2);
     }
-    QVector<double> steps, train, testSteps, test, accuracy;
+    QVector<double> steps, train, testSteps, test, accuracySteps, accuracy;
     for (const auto& s : history) {
         if (std::isfinite(s.trainLoss)) {
             steps.push_back(s.step);
             train.push_back(s.trainLoss);
         }
-        const bool newEvaluation = testSteps.isEmpty() || s.eval.step > testSteps.back();
-        if (std::isfinite(s.eval.testLoss) && newEvaluation) {
-            testSteps.push_back(s.eval.step);
-            test.push_back(s.eval.testLoss);
-            accuracy.push_back(s.eval.accuracy);
+    }
+    for (const EvalPoint& e : evaluations) {
+        if (std::isfinite(e.testLoss)) {
+            testSteps.push_back(e.step);
+            test.push_back(e.testLoss);
         }
+        accuracySteps.push_back(e.step);
+        accuracy.push_back(e.accuracy);
     }
     m_training->graph(0)->setData(steps, train, true);
     m_training->graph(0)->setName("train loss");
@@ -151,7 +156,7 @@ void CurvePanel::drawTraining(const std::vector<Snapshot>& history, int marker, 
     m_training->graph(1)->setData(testSteps, test, true);
     m_training->graph(1)->setName("test loss");
     m_training->graph(1)->setPen(QPen(themeColor(ThemeColor::TestLoss, dark), 2));
-    m_training->graph(2)->setData(testSteps, accuracy, true);
+    m_training->graph(2)->setData(accuracySteps, accuracy, true);
     m_training->graph(2)->setName("test accuracy (%)");
     m_training->graph(2)->setPen(QPen(themeColor(ThemeColor::TestAccuracy, dark), 2, Qt::DashLine));
     m_training->xAxis->rescale();

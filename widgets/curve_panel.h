@@ -9,6 +9,7 @@
 
 #include "model/capture_point.h"
 #include "run/snapshot.h"
+#include "run/snapshot_history.h"
 
 class QCustomPlot;
 class QCPItemStraightLine;
@@ -21,8 +22,10 @@ class CurvePanel : public QWidget {
 public:
     explicit CurvePanel(QWidget* parent = nullptr);
 
-    // Redraws from the whole history (snapshots by step); `marker` is the step to mark.
-    void setHistory(const std::vector<Snapshot>& history, CapturePoint point, int marker);
+    // Redraws from the whole history (snapshots by step) and every test evaluation (by step,
+    // also those between snapshots); `marker` is the step to mark.
+    void setHistory(const std::vector<Snapshot>& history, const std::vector<EvalPoint>& evaluations,
+                    CapturePoint point, int marker);
 
     QCustomPlot* adjacencyPlot() const { return m_adjacency; }
     QCustomPlot* trainingPlot() const { return m_training; }
@@ -33,7 +36,8 @@ protected:
 private:
     void drawAdjacency(const std::vector<Snapshot>& history, CapturePoint point, int marker,
                        bool dark);
-    void drawTraining(const std::vector<Snapshot>& history, int marker, bool dark);
+    void drawTraining(const std::vector<Snapshot>& history,
+                      const std::vector<EvalPoint>& evaluations, int marker, bool dark);
     QCustomPlot* m_adjacency;
     QCustomPlot* m_training;
     QCPItemStraightLine* m_adjacencyMarker = nullptr;

@@ -221,6 +221,14 @@ void MainWindow::addSnapshot(const Snapshot& snapshot) {
     scheduleRedraw();
 }
 
+void MainWindow::addEvaluation(const Snapshot& progress) {
+    if (progress.eval.total > 0 && !progress.eval.cancelled) {
+        m_history.addEvaluation(
+            {progress.eval.step, progress.eval.testLoss, progress.eval.accuracy});
+        scheduleRedraw();
+    }
+}
+
 void MainWindow::scheduleRedraw() {
     if (m_redrawTimer.isActive()) {
         return;  // snapshots that come faster are folded into the redraw already due
@@ -263,7 +271,7 @@ void MainWindow::redraw() {
         m_heatmaps->setHeatmaps({});
         m_attention->setHistory({}, -1);
         m_projector->setHistory({}, -1);
-        m_curves->setHistory({}, point, -1);
+        m_curves->setHistory({}, {}, point, -1);
         m_scores->setScores({}, point);
         m_probes->panel()->setReports(nullptr, nullptr, {});
         m_sliderText->setText("no snapshots yet");
@@ -288,7 +296,7 @@ void MainWindow::redraw() {
     m_heatmaps->setHeatmaps(std::move(maps));
     m_attention->setHistory(m_history.all(), m_slider->value());
     m_projector->setHistory(m_history.all(), m_slider->value());
-    m_curves->setHistory(m_history.all(), point, s->step);
+    m_curves->setHistory(m_history.all(), m_history.evaluations(), point, s->step);
 
     const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;
     const Snapshot* best = m_history.best();

@@ -136,6 +136,9 @@ private:
     bool startFresh();
     void connectParts();
     void addSnapshot(const Snapshot& snapshot);
+    void addEvaluation(const Snapshot& progress);  // a test evaluation between snapshots
+    // The opened run folder's evaluations (evaluations.csv) into the curves; true when new.
+    bool readFollowedEvaluations();
     void followRun();  // one look for new snapshot files of the opened run folder
     void stopFollowing();
     void showDamagedSnapshots(const std::vector<std::string>& damaged);

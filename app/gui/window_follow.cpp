@@ -3,6 +3,7 @@
 #include <QStatusBar>
 
 #include "gui/main_window.h"
+#include "run/run_catalog.h"
 #include "run/run_folder.h"
 #include "run/run_spec.h"
 #include "util/error_text.h"
@@ -27,6 +28,7 @@ void MainWindow::openRunFolder(const QString& dir) {
         }
         m_follower = std::move(follower);
         m_followed = dir;
+        readFollowedEvaluations();
         m_followTimer.start();
         statusBar()->showMessage(
             QString("browsing %1: %2 snapshots (new ones appear as the run writes them)")
@@ -48,6 +50,9 @@ void MainWindow::followRun() {
     for (const Snapshot& snapshot : added) {
         addSnapshot(snapshot);
     }
+    if (readFollowedEvaluations()) {
+        scheduleRedraw();
+    }
     if (!added.empty()) {
         statusBar()->showMessage(QString("following %1: %2 snapshots, the newest at step %3")
                                      .arg(m_followed)
@@ -55,6 +60,22 @@ void MainWindow::followRun() {
                                      .arg(m_history.back().step));
     }
     showDamagedSnapshots(damaged);
+}
+
+bool MainWindow::readFollowedEvaluations() {
+    RunCurves curves;
+    try {
+        curves = readTrainingCurves(m_followed.toStdString());
+    } catch (const std::exception&) {
+        return false;  // a table being written, or damaged: the snapshots' evaluations stay
+    }
+    std::vector<EvalPoint> points;
+    for (size_t i = 0; i < curves.evalSteps.size(); ++i) {
+        points.push_back({curves.evalSteps[i], curves.evalTestLoss[i], curves.evalAccuracy[i]});
+    }
+    const size_t before = m_history.evaluations().size();
+    m_history.setEvaluations(std::move(points));
+    return m_history.evaluations().size() != before;
 }
 
 void MainWindow::stopFollowing() {

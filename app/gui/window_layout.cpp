@@ -297,6 +297,7 @@ void MainWindow::connectController() {
     connect(m_controller, &TrainingController::snapshot, this, &MainWindow::addSnapshot);
     connect(m_controller, &TrainingController::progress, m_controls,
             &ui::RunControls::showProgress);
+    connect(m_controller, &TrainingController::progress, this, &MainWindow::addEvaluation);
     connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateControls);
     connect(m_controller, &TrainingController::status, this,
             [this](const QString& m) { statusBar()->showMessage(m); });

@@ -62,6 +62,7 @@ void readMetrics(const fs::path& file, RunCurves& curves) {
         if (std::isfinite(a) && (!std::isfinite(evalStep) || evalStep == s)) {
             curves.evalSteps.push_back(s);
             curves.evalAccuracy.push_back(a);
+            curves.evalTestLoss.push_back(curves.testLoss.back());
         }
     }
 }
@@ -74,18 +75,19 @@ void readEvaluations(const fs::path& file, RunCurves& curves) {
     if (!fs::exists(file)) {
         return;
     }
-    std::map<int, double> byStep;
+    std::map<int, std::pair<double, double>> byStep;  // accuracy, test loss
     for (size_t i = 0; i < curves.evalSteps.size(); ++i) {
-        byStep[curves.evalSteps[i]] = curves.evalAccuracy[i];
+        byStep[curves.evalSteps[i]] = {curves.evalAccuracy[i], curves.evalTestLoss[i]};
     }
     try {
         const CsvTable t(file);
         noteTornLine(file, t, curves);
         const size_t step = t.column("step"), accuracy = t.column("accuracy");
+        const size_t testLoss = t.column("test_loss");
         for (size_t i = 0; i < t.rows(); ++i) {
             const double a = t.numberOrNan(i, accuracy);
             if (std::isfinite(a)) {
-                byStep[t.integer(i, step)] = a;
+                byStep[t.integer(i, step)] = {a, t.numberOrNan(i, testLoss)};
             }
         }
     } catch (const std::exception& e) {
@@ -94,9 +96,11 @@ void readEvaluations(const fs::path& file, RunCurves& curves) {
     }
     curves.evalSteps.clear();
     curves.evalAccuracy.clear();
-    for (const auto& [s, a] : byStep) {
+    curves.evalTestLoss.clear();
+    for (const auto& [s, evaluation] : byStep) {
         curves.evalSteps.push_back(s);
-        curves.evalAccuracy.push_back(a);
+        curves.evalAccuracy.push_back(evaluation.first);
+        curves.evalTestLoss.push_back(evaluation.second);
     }
 }
 
@@ -184,9 +188,7 @@ RunSummary summarizeRun(const fs::path& dir) {
         run.positional = model.value("positional", "");
         run.attention = model.value("attention", "");
         run.totalSteps = config.value("train", nlohmann::json::object()).value("steps", 0);
-        RunCurves curves;
-        readMetrics(dir / RunFiles::kMetrics, curves);
-        readEvaluations(dir / RunFiles::kEvaluations, curves);
+        const RunCurves curves = readTrainingCurves(dir);
         run.lastStep = curves.steps.empty() ? 0 : curves.steps.back();
         for (double a : curves.evalAccuracy) {
             if (!std::isfinite(run.bestAccuracy) || a > run.bestAccuracy) {
@@ -217,10 +219,15 @@ std::vector<RunSummary> listRuns(const fs::path& root) {
     return runs;
 }
 
-RunCurves readRunCurves(const fs::path& dir) {
+RunCurves readTrainingCurves(const fs::path& dir) {
     RunCurves curves;
     readMetrics(dir / RunFiles::kMetrics, curves);
     readEvaluations(dir / RunFiles::kEvaluations, curves);
+    return curves;
+}
+
+RunCurves readRunCurves(const fs::path& dir) {
+    RunCurves curves = readTrainingCurves(dir);
     readAdjacency(dir / RunFiles::kAdjacency, curves);
     readFinal(dir / RunFiles::kFinalScores, curves);
     return curves;

@@ -60,6 +60,7 @@ struct RunCurves {
     // metrics.csv row holds a fresh evaluation.
     std::vector<int> evalSteps;
     std::vector<double> evalAccuracy;    // its accuracy, percent
+    std::vector<double> evalTestLoss;    // its test loss (NaN where the row has none)
     std::vector<ScoreSeries> adjacency;  // per capture point and layer, from adjacency.csv
     std::vector<StageScore> final;       // final_scores.csv, empty until the run has ended
     // Rows left out: a table's last line cut short ("<file>: line 7 is cut short ...").
@@ -73,6 +74,8 @@ struct RunCurves {
 // Reads metrics.csv, evaluations.csv, adjacency.csv and final_scores.csv (each may be missing).
 // Throws std::runtime_error naming the file when one is malformed.
 RunCurves readRunCurves(const std::filesystem::path& dir);
+// metrics.csv and evaluations.csv only: the loss and accuracy curves of a run being followed.
+RunCurves readTrainingCurves(const std::filesystem::path& dir);
 
 // The steps of the snapshots saved in the folder, ascending.
 std::vector<int> snapshotSteps(const std::filesystem::path& dir);

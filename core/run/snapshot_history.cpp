@@ -1,11 +1,13 @@
 #include "run/snapshot_history.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace nope {
 
 void SnapshotHistory::reset(std::vector<Snapshot> snapshots) {
     m_snapshots = std::move(snapshots);
+    m_evaluations.clear();
     m_extraProbeStep = -1;
     m_extraProbes = ProbeReport{};
 }
@@ -30,6 +32,43 @@ void SnapshotHistory::addProbes(const ProbeReport& report, int step) {
         m_extraProbeStep = step;
         m_extraProbes = report;
     }
+}
+
+namespace {
+
+// Inserts `e` in step order into `points`, replacing one of the same step.
+void insertByStep(std::vector<EvalPoint>& points, const EvalPoint& e) {
+    auto it = std::lower_bound(points.begin(), points.end(), e.step,
+                               [](const EvalPoint& p, int step) { return p.step < step; });
+    if (it != points.end() && it->step == e.step) {
+        *it = e;
+    } else {
+        points.insert(it, e);
+    }
+}
+
+}  // namespace
+
+void SnapshotHistory::addEvaluation(const EvalPoint& evaluation) {
+    insertByStep(m_evaluations, evaluation);
+}
+
+void SnapshotHistory::setEvaluations(std::vector<EvalPoint> evaluations) {
+    m_evaluations.clear();
+    for (const EvalPoint& e : evaluations) {
+        insertByStep(m_evaluations, e);
+    }
+}
+
+std::vector<EvalPoint> SnapshotHistory::evaluations() const {
+    std::vector<EvalPoint> points = m_evaluations;
+    for (const Snapshot& s : m_snapshots) {
+        // A snapshot carries the latest evaluation, which may be an earlier step's.
+        if (std::isfinite(s.eval.testLoss)) {
+            insertByStep(points, {s.eval.step, s.eval.testLoss, s.eval.accuracy});
+        }
+    }
+    return points;
 }
 
 const Snapshot* SnapshotHistory::best() const {

@@ -1,6 +1,7 @@
 // The snapshots of one run as the window holds them: in step order, one per step, with the probes
-// run on demand beside them; what the slider scrubs through. Plain C++ on value types, so that
-// its rules (a later snapshot of a step replaces the earlier one, which probes belong to which
+// run on demand beside them (what the slider scrubs through) and every test evaluation, also
+// those between snapshots (what the loss and accuracy curves draw). Plain C++ on value types, so
+// that its rules (a later snapshot of a step replaces the earlier one, which probes belong to which
 // step, the best snapshot) are tested without a window.
 #pragma once
 
@@ -10,6 +11,13 @@
 #include "run/snapshot.h"
 
 namespace nope {
+
+// One evaluation of the test set, as the curves draw it.
+struct EvalPoint {
+    int step = 0;
+    double testLoss = 0.0;  // NaN where the run folder's row has none
+    double accuracy = 0.0;  // percent
+};
 
 class SnapshotHistory {
 public:
@@ -21,6 +29,13 @@ public:
     // Probes run on demand on the weights of `step`: kept with that step's snapshot, or beside
     // the history when there is none (a paused run between snapshots).
     void addProbes(const ProbeReport& report, int step);
+    // An evaluation between snapshots (the run's progress after each one); one of a step
+    // already held replaces it.
+    void addEvaluation(const EvalPoint& evaluation);
+    // The evaluations a run folder lists (evaluations.csv), in place of those added before.
+    void setEvaluations(std::vector<EvalPoint> evaluations);
+    // Every evaluation known, by step: the snapshots' own and the added ones.
+    std::vector<EvalPoint> evaluations() const;
 
     bool empty() const { return m_snapshots.empty(); }
     size_t size() const { return m_snapshots.size(); }
@@ -38,8 +53,9 @@ public:
     const ProbeReport* probesAt(size_t index, int* step) const;
 
 private:
-    std::vector<Snapshot> m_snapshots;  // by step
-    int m_extraProbeStep = -1;          // on-demand probes of a step without a snapshot
+    std::vector<Snapshot> m_snapshots;     // by step
+    std::vector<EvalPoint> m_evaluations;  // by step, besides the snapshots'
+    int m_extraProbeStep = -1;             // on-demand probes of a step without a snapshot
     ProbeReport m_extraProbes;
 };
 

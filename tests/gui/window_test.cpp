@@ -262,6 +262,52 @@ TEST(Window, ShortTrainingMovesTheCurvesAndTheSliderScrubs) {
     EXPECT_EQ(reopened.projector()->panelCount(), 3);
 }
 
+// The loss and accuracy curves draw every evaluation, also those between snapshots, live and
+// from the run folder (its evaluations.csv) when it is opened again.
+TEST(Window, TheCurvesDrawEveryEvaluationAlsoBetweenSnapshots) {
+    RunSpec spec = tinySpec();
+    spec.train.evalEvery = 5;
+    spec.train.snapshotEvery = 10;
+    MainWindow window;
+    window.form()->setSpec(spec);
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    QTest::mouseClick(window.controls()->trainButton(), Qt::LeftButton);
+    ASSERT_TRUE(waitFor([&] { return finished.count() == 1; }));
+    settle(window);
+    ASSERT_GE(window.history().size(), 3u);  // steps 0, 10, 20 and the new bests'
+    const auto steps = [](const QCPGraph* g) {
+        std::vector<double> keys;
+        for (int k = 0; k < g->dataCount(); ++k) {
+            keys.push_back(g->data()->at(k)->key);
+        }
+        return keys;
+    };
+    const std::vector<double> every = {0, 5, 10, 15, 20};
+    QCustomPlot* training = window.curves()->trainingPlot();
+    EXPECT_EQ(steps(training->graph(1)), every);  // test loss
+    EXPECT_EQ(steps(training->graph(2)), every);  // test accuracy
+    const double lastAccuracy = training->graph(2)->data()->at(4)->value;
+    EXPECT_DOUBLE_EQ(lastAccuracy, window.history().back().eval.accuracy);
+    // an evaluation that no snapshot carries, as the run reports it after each one
+    Snapshot progress = window.history().back();
+    progress.step = progress.eval.step = 22;
+    progress.eval.accuracy = 42.0;
+    Q_EMIT window.controller()->progress(progress);
+    settle(window);
+    EXPECT_EQ(window.history().back().step, 20);
+    EXPECT_EQ(steps(training->graph(2)), (std::vector<double>{0, 5, 10, 15, 20, 22}));
+    EXPECT_DOUBLE_EQ(training->graph(2)->data()->at(5)->value, 42.0);
+
+    MainWindow reopened;
+    reopened.openRunFolder(window.runFolder());
+    EXPECT_TRUE(reopened.problem().isEmpty()) << reopened.problem().toStdString();
+    settle(reopened);
+    QCustomPlot* read = reopened.curves()->trainingPlot();
+    EXPECT_EQ(steps(read->graph(1)), every);
+    EXPECT_EQ(steps(read->graph(2)), every);
+    EXPECT_NEAR(read->graph(2)->data()->at(4)->value, lastAccuracy, 0.01);  // 2 decimals
+}
+
 TEST(Window, ExportWritesValidFiguresAndTables) {
     QTemporaryDir dir;
     MainWindow window;

@@ -276,6 +276,7 @@ TEST(RunWriter, EvaluationsBetweenSnapshotsAreKeptAcrossAResume) {
         for (int step = 0; step <= (dir == whole ? 20 : 25); step += 5) {
             Snapshot s = tableRow(step);
             s.eval.accuracy = step;
+            s.eval.testLoss = 4.0 - 0.1 * step;
             writer.addEvaluation(s);
             if (step % 10 == 0) {
                 writer.add(s);
@@ -292,6 +293,7 @@ TEST(RunWriter, EvaluationsBetweenSnapshotsAreKeptAcrossAResume) {
               (std::vector<std::string>{"step", "0", "5", "10", "15"}));
     Snapshot s = tableRow(20);
     s.eval.accuracy = 20;
+    s.eval.testLoss = 2.0;
     writer.addEvaluation(s);
     writer.add(s);
     EXPECT_EQ(readFile(resumed / "evaluations.csv"), readFile(whole / "evaluations.csv"));
@@ -301,6 +303,8 @@ TEST(RunWriter, EvaluationsBetweenSnapshotsAreKeptAcrossAResume) {
     const RunCurves curves = readRunCurves(resumed);
     EXPECT_EQ(curves.evalSteps, (std::vector<int>{0, 5, 10, 15, 20}));
     EXPECT_EQ(curves.evalAccuracy, (std::vector<double>{0, 5, 10, 15, 20}));
+    ASSERT_EQ(curves.evalTestLoss.size(), 5u);
+    EXPECT_NEAR(curves.evalTestLoss[1], 3.5, 1e-6);  // a step between snapshots
     EXPECT_TRUE(curves.problems.empty());
 
     // a file that cannot be read is named, and the curve is metrics.csv's

@@ -201,6 +201,46 @@ TEST(SnapshotHistory, KeepsStepOrderAndReplacesAStepsSnapshot) {
     EXPECT_TRUE(h.empty());
 }
 
+// Every evaluation, by step: the snapshots' own and those between them; a later one of a step
+// replaces the earlier, a run folder's list replaces the added ones, and a reset drops them.
+TEST(SnapshotHistory, HoldsEveryEvaluationAlsoBetweenSnapshots) {
+    SnapshotHistory h;
+    for (int step : {0, 10}) {
+        Snapshot s;
+        s.step = s.eval.step = step;
+        s.eval.testLoss = 4.0 - step * 0.1;
+        s.eval.accuracy = step;
+        h.add(s);
+    }
+    h.addEvaluation({15, 2.5, 15.0});
+    h.addEvaluation({5, 3.5, 4.0});
+    h.addEvaluation({5, 3.5, 5.0});  // the same step again: replaced
+    const auto stepsOf = [](const std::vector<EvalPoint>& points) {
+        std::vector<int> steps;
+        for (const EvalPoint& p : points) {
+            steps.push_back(p.step);
+        }
+        return steps;
+    };
+    std::vector<EvalPoint> all = h.evaluations();
+    EXPECT_EQ(stepsOf(all), (std::vector<int>{0, 5, 10, 15}));
+    EXPECT_DOUBLE_EQ(all[1].accuracy, 5.0);
+    EXPECT_DOUBLE_EQ(all[2].testLoss, 3.0);  // the snapshot's
+
+    Snapshot stale;  // a snapshot whose latest evaluation is an earlier step's adds nothing new
+    stale.step = 20;
+    stale.eval.step = 15;
+    stale.eval.testLoss = 2.5;
+    stale.eval.accuracy = 15.0;
+    h.add(stale);
+    EXPECT_EQ(stepsOf(h.evaluations()), (std::vector<int>{0, 5, 10, 15}));
+
+    h.setEvaluations({{25, 2.0, 20.0}, {5, 3.5, 5.0}});
+    EXPECT_EQ(stepsOf(h.evaluations()), (std::vector<int>{0, 5, 10, 15, 25}));
+    h.reset();
+    EXPECT_TRUE(h.evaluations().empty());
+}
+
 TEST(SnapshotHistory, ProbesBelongToTheStepTheyRanAt) {
     SnapshotHistory h;
     h.add(sample(0));

@@ -411,7 +411,7 @@ TEST_F(ProbePanelTest, FollowsTheThemeAndRenders) {
 TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
     ui::CurvePanel curves;
     curves.resize(500, 600);
-    curves.setHistory({}, CapturePoint::Attn, -1);
+    curves.setHistory({}, {}, CapturePoint::Attn, -1);
     EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).contains("adjacency score"));
     EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).contains("once training starts"));
     settle();  // the queued replots
@@ -433,14 +433,14 @@ TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
     init.analysis.rows.back().layer = 1;
     init.eval.step = 0;
     init.eval.testLoss = 4.0;
-    curves.setHistory({init}, CapturePoint::Attn, 0);
+    curves.setHistory({init}, {}, CapturePoint::Attn, 0);
     EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).isEmpty());
     EXPECT_TRUE(curves.adjacencyPlot()->axisRect()->visible());
     EXPECT_FALSE(ui::placeholderText(curves.trainingPlot()).isEmpty());  // no training yet
     Snapshot trained = init;
     trained.step = 5;
     trained.trainLoss = 3.0;
-    curves.setHistory({init, trained}, CapturePoint::Attn, 5);
+    curves.setHistory({init, trained}, {}, CapturePoint::Attn, 5);
     EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).isEmpty());
 
     ui::HeatmapGrid grid;
