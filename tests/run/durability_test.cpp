@@ -324,6 +324,17 @@ TEST(RunWriter, EvaluationsBetweenSnapshotsAreKeptAcrossAResume) {
     EXPECT_EQ(readRunCurves(resumed).evalSteps, (std::vector<int>{0, 10, 20, 25}));
     older.writeConfig({{"task", "addition"}});  // what makes it a run for the run list
     EXPECT_EQ(summarizeRun(resumed).bestAccuracy, 25.0);
+
+    // a step written twice with different numbers (a run stopped between a row and its
+    // snapshot, then resumed before it): the row written last is kept
+    const fs::path twice = folder.path() / "twice";
+    fs::create_directories(twice / "snapshots");
+    writeBytes(twice / "evaluations.csv", std::string(kEvaluationsCsvHeader) + "\n" +
+                                              "0,,4.0,0.00,0,0,0.0\n5,,3.5,4.00,0,0,0.0\n" +
+                                              "5,,3.4,6.00,0,0,0.0\n");
+    RunWriter again(twice, /*continuing=*/true, /*fromStep=*/5);
+    EXPECT_EQ(readFile(twice / "evaluations.csv"),
+              std::string(kEvaluationsCsvHeader) + "\n0,,4.0,0.00,0,0,0.0\n5,,3.4,6.00,0,0,0.0\n");
 }
 
 // Rebuilt tables follow the steps, not the names' order (step_1000000.json sorts before
