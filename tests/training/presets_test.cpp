@@ -36,10 +36,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
             const FieldErrors errors = validate(RunSpec{task, preset->model, preset->train, name});
             EXPECT_TRUE(errors.empty()) << name << " " << taskName(task) << ": "
                                         << (errors.empty() ? "" : describe(errors.front()));
-            // the decay over all the steps, but for quick ordering's (below)
-            if (!(name == "quick" && task == TaskKind::Ordering)) {
-                EXPECT_EQ(preset->train.decaySteps, preset->train.steps) << name;
-            }
+            EXPECT_EQ(preset->train.decaySteps, preset->train.steps) << name;  // over all steps
         }
     }
     // The authors' configuration files: addition (the defaults) and rev16, wherex9, order.
@@ -97,10 +94,12 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(ordering.train.data.trainSize, 100000);
     EXPECT_DOUBLE_EQ(ordering.train.learningRate, 5e-4);
     EXPECT_EQ(ordering.train.batchSize, 512);
-    EXPECT_EQ(ordering.train.steps, 10000);
-    EXPECT_EQ(ordering.train.decaySteps, 6000);  // then 4,000 steps at the floor rate
+    EXPECT_EQ(ordering.train.steps, 7000);
+    EXPECT_DOUBLE_EQ(ordering.train.minLrRatio, 1.0);  // a constant rate after the warm-up
+    EXPECT_DOUBLE_EQ(learningRateAt(5000, ordering.train), 5e-4);
     EXPECT_EQ(ordering.train.evalEvery, 250);
-    EXPECT_EQ(ordering.train.timeLimitMinutes, 50.0);
+    EXPECT_EQ(ordering.train.timeLimitMinutes, 35.0);
+    EXPECT_DOUBLE_EQ(quick.train.minLrRatio, 0.1);  // the other tasks decay to a tenth
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
     EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
     EXPECT_EQ(indexing.train.batchSize, 512);
