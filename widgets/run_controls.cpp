@@ -37,6 +37,7 @@ RunControls::RunControls(QWidget* parent)
     }
     layout->addLayout(buttons);
     layout->addWidget(m_progress);
+    m_text->setWordWrap(true);  // a second line rather than a wider form, where the limit is named
     layout->addWidget(m_text);
     clearProgress();
     connect(m_initialize, &QPushButton::clicked, this, &RunControls::initializeClicked);
@@ -72,6 +73,9 @@ void RunControls::showProgress(const Snapshot& p) {
         text +=
             QString(" · %1 tok/s · %2 left")
                 .arg(QLocale().toString(qRound(p.tokensPerSecond)), formatDuration(p.etaSeconds));
+        if (p.limitStep > 0) {  // the time limit ends the run before its steps do
+            text += QString(" (time limit, near step %1)").arg(QLocale().toString(p.limitStep));
+        }
     }
     if (p.eval.total > 0) {
         text +=

@@ -57,12 +57,14 @@ void onInterrupt(int) {
 void printProgress(const Snapshot& p, bool best) {
     std::printf(
         "step %6d/%-6d loss %s  test %s  acc %6.2f%%%s  lr %.2e  %s tok/s  eval %.1fs  "
-        "left %s\n",
+        "left %s%s\n",
         p.step, p.totalSteps, std::isfinite(p.trainLoss) ? fixed(p.trainLoss, 4).c_str() : "     -",
         std::isfinite(p.eval.testLoss) ? fixed(p.eval.testLoss, 4).c_str() : "     -",
         p.eval.accuracy, best ? "*" : " ", p.learningRate,
         withCommas(static_cast<int64_t>(p.tokensPerSecond)).c_str(), p.eval.seconds,
-        clockDuration(p.etaSeconds).c_str());
+        clockDuration(p.etaSeconds).c_str(),
+        p.limitStep > 0 ? (" (the time limit, near step " + withCommas(p.limitStep) + ")").c_str()
+                        : "");
     std::fflush(stdout);
 }
 

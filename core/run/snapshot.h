@@ -57,11 +57,12 @@ struct Snapshot {
     double learningRate = 0.0;
     double tokensPerSecond = 0.0;  // training throughput since the last snapshot
     double elapsedSeconds = 0.0;   // wall time of the run so far
-    double etaSeconds = 0.0;       // estimated time left
-    EvalResult eval;               // the latest evaluation (eval.step tells when)
-    bool best = false;             // this step holds the best test accuracy so far
-    Analysis analysis;             // scores and mean matrices on the fixed prompts
-    ProbeReport probes;            // position probes, when this snapshot ran them (else empty)
+    double etaSeconds = 0.0;       // estimated time left (to the time limit where that ends first)
+    int limitStep = 0;   // near where the time limit stops the run (0: its steps end first)
+    EvalResult eval;     // the latest evaluation (eval.step tells when)
+    bool best = false;   // this step holds the best test accuracy so far
+    Analysis analysis;   // scores and mean matrices on the fixed prompts
+    ProbeReport probes;  // position probes, when this snapshot ran them (else empty)
 };
 
 }  // namespace nope

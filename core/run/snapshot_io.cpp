@@ -305,6 +305,7 @@ nlohmann::json toJson(const Snapshot& s) {
             {"tokens_per_s", s.tokensPerSecond},
             {"elapsed_s", s.elapsedSeconds},
             {"eta_s", s.etaSeconds},
+            {"limit_step", s.limitStep},
             {"best", s.best},
             {"eval", toJson(s.eval)},
             {"analysis", toJson(s.analysis)},
@@ -322,6 +323,7 @@ Snapshot snapshotFromJson(const nlohmann::json& j) {
         s.tokensPerSecond = j.at("tokens_per_s").get<double>();
         s.elapsedSeconds = j.at("elapsed_s").get<double>();
         s.etaSeconds = j.value("eta_s", 0.0);
+        s.limitStep = j.value("limit_step", 0);
         s.best = j.value("best", false);
         s.eval = evalFromJson(j.at("eval"));
         s.analysis = analysisFromJson(j.at("analysis"));

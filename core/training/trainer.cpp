@@ -376,6 +376,13 @@ Snapshot Trainer::progress(double trainLoss, double tokensPerSecond, double elap
     s.elapsedSeconds = elapsed;
     s.etaSeconds =
         m_step > firstStep ? elapsed / (m_step - firstStep) * (m_trainConfig.steps - m_step) : 0.0;
+    // The time limit ends the run first: the time to it, and the step it stops near at this speed.
+    const double limit = 60.0 * m_trainConfig.timeLimitMinutes;
+    if (limit > 0 && m_step > firstStep && elapsed > 0 && limit - elapsed < s.etaSeconds) {
+        const double toLimit = std::max(0.0, limit - elapsed);
+        s.etaSeconds = toLimit;
+        s.limitStep = m_step + static_cast<int>(toLimit / elapsed * (m_step - firstStep));
+    }
     s.eval = m_lastEval;
     s.best = m_best.record().step == m_step && m_step > 0;
     return s;

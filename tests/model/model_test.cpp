@@ -163,15 +163,20 @@ TEST(Model, CaptureDoesNotChangeTheOutput) {
 
 TEST(Model, LinearGradientsMatchLibTorch) {
     torch::manual_seed(0);
-    const auto w = torch::randn({24, 16}, torch::requires_grad());
-    const auto x = torch::randn({3, 5, 16}, torch::requires_grad());
-    const auto g = torch::randn({3, 5, 24});
-    const auto y = nope::linear(x, w, {});
-    EXPECT_TRUE(torch::allclose(y, torch::linear(x, w), 1e-5, 1e-5));
-    const auto grads = torch::autograd::grad({y}, {x, w}, {g});
-    const auto expected = torch::autograd::grad({torch::linear(x, w)}, {x, w}, {g});
-    EXPECT_TRUE(torch::allclose(grads[0], expected[0], 1e-4, 1e-5));
-    EXPECT_TRUE(torch::allclose(grads[1], expected[1], 1e-4, 1e-5));
+    // wider out than in, narrower, and square
+    for (const auto& [out, in] : {std::pair{24, 16}, std::pair{16, 40}, std::pair{32, 32}}) {
+        const auto w = torch::randn({out, in}, torch::requires_grad());
+        const auto x = torch::randn({3, 5, in}, torch::requires_grad());
+        const auto g = torch::randn({3, 5, out});
+        const auto y = nope::linear(x, w, {});
+        EXPECT_TRUE(torch::allclose(y, torch::linear(x, w), 1e-5, 1e-5));
+        const auto grads = torch::autograd::grad({y}, {x, w}, {g});
+        const auto expected = torch::autograd::grad({torch::linear(x, w)}, {x, w}, {g});
+        EXPECT_TRUE(torch::allclose(grads[0], expected[0], 1e-4, 1e-5)) << out << " x " << in;
+        EXPECT_TRUE(torch::allclose(grads[1], expected[1], 1e-4, 1e-5)) << out << " x " << in;
+        EXPECT_TRUE(grads[1].is_contiguous());
+        EXPECT_EQ(grads[1].sizes(), w.sizes());
+    }
 }
 
 TEST(Init, DefaultScales) {

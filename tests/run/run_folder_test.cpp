@@ -25,6 +25,8 @@ Snapshot sample(int step) {
     s.learningRate = 1e-3;
     s.tokensPerSecond = 1234.0;
     s.elapsedSeconds = step;
+    s.etaSeconds = 100 - step;
+    s.limitStep = step == 0 ? 0 : 50;  // a time limit near step 50
     s.eval.step = step;
     s.eval.testLoss = 2.0;
     s.eval.accuracy = step;
@@ -74,6 +76,9 @@ TEST(RunFolder, WritesTablesAndReadsSnapshotsBack) {
     ASSERT_EQ(run.snapshots.size(), 2u);
     const Snapshot& s = run.snapshots[1];
     EXPECT_EQ(s.step, 10);
+    EXPECT_DOUBLE_EQ(s.etaSeconds, 90.0);
+    EXPECT_EQ(s.limitStep, 50);
+    EXPECT_EQ(run.snapshots[0].limitStep, 0);
     EXPECT_DOUBLE_EQ(s.eval.accuracy, 10.0);
     EXPECT_EQ(s.eval.byLength[1].total, 90);
     EXPECT_EQ(s.eval.predictions[0].produced, "3");

@@ -509,6 +509,42 @@ TEST(Trainer, StopAndPauseFromAnotherThread) {
     EXPECT_FALSE(control.stopRequested());  // a stop ends one run and is cleared
 }
 
+// A time limit that ends the run before its steps do: the run stops with that reason, and every
+// evaluation's estimate counts to the limit and names a step short of the run's last.
+TEST(Trainer, TimeLimitEndsTheRunAndTheEstimateCountsToIt) {
+    TrainConfig t = endlessTrain();
+    t.evalEvery = 2;
+    t.evalSamples = 8;
+    t.timeLimitMinutes = 0.05;  // 3 s: dozens of tiny steps
+    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    std::vector<Snapshot> seen;
+    TrainerCallbacks callbacks;
+    callbacks.evaluated = [&](const Snapshot& s, bool) { seen.push_back(s); };
+    const TrainOutcome outcome = trainer.run(callbacks);
+    EXPECT_EQ(outcome.reason, StopReason::TimeLimit);
+    EXPECT_LT(outcome.step, t.steps);
+    ASSERT_GE(seen.size(), 3u);
+    for (const Snapshot& s : seen) {
+        if (s.step == 0) {
+            continue;  // no speed yet
+        }
+        EXPECT_LE(s.etaSeconds, 3.0 + 1e-9) << s.step;
+        EXPECT_GE(s.limitStep, s.step) << s.step;
+        EXPECT_LT(s.limitStep, t.steps) << s.step;
+    }
+    // without a limit, the estimate is the steps' and no limit step is named
+    TrainConfig open = tinyTrain();
+    open.timeLimitMinutes = 0;
+    Trainer unlimited(TaskKind::Addition, tinyModel(), open);
+    std::vector<Snapshot> all;
+    callbacks.evaluated = [&](const Snapshot& s, bool) { all.push_back(s); };
+    unlimited.run(callbacks);
+    ASSERT_FALSE(all.empty());
+    for (const Snapshot& s : all) {
+        EXPECT_EQ(s.limitStep, 0);
+    }
+}
+
 // A stop asked while a step is in flight ends the run before the next one.
 TEST(Trainer, StopAskedBetweenStepsEndsTheRunThere) {
     Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
