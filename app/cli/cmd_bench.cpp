@@ -193,10 +193,17 @@ int runBench(const Args& args) {
     train.data.testSize = 2000;
 
     nlohmann::json result = {
-        {"model", model},       {"batch", batch},
-        {"window", window},     {"threads", 0},
-        {"timed_steps", steps}, {"bf16_products", emulatingBf16Products() ? "emulated" : "native"}};
+        {"model", model},
+        {"batch", batch},
+        {"window", window},
+        {"threads", 0},
+        {"timed_steps", steps},
+        {"bf16_products", emulatingBf16Products() ? "emulated" : "native"},
+        {"weight_gradients", weightGradientsThroughOpenBlas() ? "openblas" : "onednn"}};
     applyThreadCount(threads);
+    if (!json) {
+        std::printf("weight gradients: %s\n", weightGradientLibrary().c_str());
+    }
     if (!json && emulatingBf16Products()) {
         std::printf("bf16 products emulated (%s): fp32 products of bf16-rounded operands\n",
                     bf16EmulationReason().c_str());

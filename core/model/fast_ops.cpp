@@ -3,8 +3,6 @@
 #include "kernels/kernels.h"
 #include "util/profile_scope.h"
 
-#include <dnnl.h>
-
 #include <ATen/Parallel.h>
 #include <ATen/ThreadLocalState.h>
 #include <ATen/autocast_mode.h>
@@ -254,19 +252,6 @@ struct Bf16Round : torch::autograd::Function<Bf16Round> {
 };
 
 }  // namespace
-
-void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
-           const float* B, int64_t ldb, float* C) {
-    const dnnl_status_t status =
-        dnnl_sgemm(transA, transB, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
-    if (status == dnnl_out_of_memory) {
-        throw std::bad_alloc();
-    }
-    if (status != dnnl_success) {
-        throw std::runtime_error("oneDNN sgemm failed with status " +
-                                 std::to_string(static_cast<int>(status)));
-    }
-}
 
 void setBf16Products(Bf16Products mode) {
     bf16ProductsSetting().store(mode);

@@ -18,6 +18,8 @@
 // the whole model against, alongside the fast one.
 #pragma once
 
+#include "model/gemm.h"
+
 #include <torch/torch.h>
 
 #include <functional>
@@ -34,12 +36,6 @@ torch::Tensor geluTanh(const torch::Tensor& x);
 // gradient without widening it first. Elsewhere LibTorch's layer_norm (fp32 out for fp32 in).
 torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
                         const torch::Tensor& bias, double eps);
-
-// C (M x N, row-major) = op(A) op(B) through oneDNN's sgemm, op = transpose where the flag is 'T'.
-// oneDNN running out of memory (its packing buffers) throws std::bad_alloc, as LibTorch's
-// allocator does, so that a user reads "out of memory"; any other failure a runtime_error.
-void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
-           const float* B, int64_t ldb, float* C);
 
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);

@@ -38,8 +38,8 @@ struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
         }
         if (ctx->needs_input_grad(1)) {
             dw = torch::empty({N, K}, w.options());  // dy^T x
-            sgemm('T', 'N', N, K, M, dy.data_ptr<float>(), N, x.data_ptr<float>(), K,
-                  dw.data_ptr<float>());
+            weightGradient(M, N, K, dy.data_ptr<float>(), x.data_ptr<float>(),
+                           dw.data_ptr<float>());
         }
         return {dx, dw};
     }
