@@ -29,8 +29,8 @@ bool openBlasWeightGradient(int64_t M, int64_t N, int64_t K, const float* dY, co
 // libopenblas0-openmp package), so that a call inside ATen's OpenMP region stays on its thread.
 bool openBlasLoaded();
 // Whether weightGradient takes OpenBLAS on one thread: OpenBLAS loaded, on a CPU without AVX-512
-// (on those oneDNN and OpenBLAS both run AVX2 kernels, and OpenBLAS won; with AVX-512 it was not
-// measured against oneDNN).
+// (on those oneDNN and OpenBLAS both run AVX2 kernels, and OpenBLAS won; with AVX-512 oneDNN ran
+// every Linear product at about twice OpenBLAS's rate on a Zen 5, docs/performance.md).
 bool weightGradientsThroughOpenBlas();
 // Which library runs the weight gradients, and why, for `bench`.
 std::string weightGradientLibrary();

@@ -1,5 +1,7 @@
 #include "util/runtime.h"
 
+#include "util/cpu_allocator.h"
+
 #include <malloc.h>
 #include <sched.h>
 
@@ -42,6 +44,8 @@ void configureRuntime(int threads) {
     // unmapped and faulted in again (32 MiB is glibc's largest mmap threshold on 64-bit).
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+    // and keep LibTorch's large blocks past what glibc keeps (util/cpu_allocator.h)
+    installCachingCpuAllocator();
     applyThreadCount(threads);
 }
 

@@ -1,7 +1,8 @@
 // Process-wide settings that decide CPU speed here (measured; see the README's Performance):
 //   - LibTorch's thread count, which this LibTorch build leaves at 1 unless told;
 //   - glibc's malloc keeping large blocks instead of returning them to the system after every
-//     step, which otherwise page-faults every activation of every training step.
+//     step, which otherwise page-faults every activation of every training step, and LibTorch's
+//     CPU allocator keeping the blocks glibc would still give back (util/cpu_allocator.h).
 #pragma once
 
 namespace nope {
@@ -14,7 +15,8 @@ int availableCores();
 // template runs its loop serially then, without a word).
 int loopThreads();
 
-// Call once at startup: tunes malloc and sets the thread count (0 = all cores).
+// Call once at startup: tunes malloc, installs the caching CPU allocator and sets the thread
+// count (0 = all cores).
 void configureRuntime(int threads);
 
 // Sets LibTorch's (and OpenMP's) thread count for the calling thread, and flushes denormal
