@@ -1,10 +1,12 @@
 #include "util/cpu_allocator.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <new>
@@ -35,6 +37,24 @@ std::size_t sizeClass(std::size_t bytes) {
     return (bytes + step - 1) / step * step;
 }
 
+// Whether malloc can fail for want of memory in this process: a limit on its address space or
+// data (`ulimit -v`, `ulimit -d`), or the kernel's strict overcommit. There memory held in the
+// cache is memory other code cannot get, and some of that code does not survive a failed malloc
+// (OpenBLAS's buffer allocation retries forever: a test under `ulimit -v` hung in it), so the
+// cache stays empty. Elsewhere the kernel overcommits, and a process short of memory is stopped
+// by it rather than told.
+bool mallocCanFail() {
+    for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit limit{};
+        if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+            return true;
+        }
+    }
+    std::ifstream overcommit("/proc/sys/vm/overcommit_memory");
+    int mode = 0;
+    return overcommit >> mode && mode == 2;
+}
+
 struct Cache {
     std::mutex mutex;
     std::map<std::size_t, std::vector<void*>> free;  // size class -> blocks (their headers)
@@ -51,6 +71,9 @@ Cache& cache() {
         // a quarter of the memory, at most 8 GiB: a step's activations with room for the
         // evaluation's and analysis' own sizes
         c->limit = std::min<std::size_t>(physical / 4, std::size_t(8) << 30);
+        if (mallocCanFail()) {
+            c->limit = 0;  // every freed block goes back to malloc, as without the cache
+        }
         return c;
     }();
     return *kCache;
@@ -104,9 +127,12 @@ void releaseBlock(void* data) {
         Cache& c = cache();
         const std::lock_guard<std::mutex> lock(c.mutex);
         if (c.bytes + cls <= c.limit) {
-            c.free[cls].push_back(block);
-            c.bytes += cls;
-            return;
+            try {
+                c.free[cls].push_back(block);
+                c.bytes += cls;
+                return;
+            } catch (const std::bad_alloc&) {  // a deleter must not throw: free it instead
+            }
         }
     }
     std::free(block);

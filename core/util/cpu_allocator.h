@@ -21,7 +21,9 @@ bool cachingCpuAllocatorBuilt();
 // Blocks of at least this many bytes are cached when freed; smaller ones go back to malloc.
 constexpr std::size_t kCachedBlockMinBytes = std::size_t(1) << 20;
 
-// Bytes held in freed blocks waiting for reuse; a free beyond the limit goes back to malloc.
+// Bytes held in freed blocks waiting for reuse; a free beyond the limit goes back to malloc. The
+// limit is a quarter of the memory, at most 8 GiB, and 0 (nothing cached) where malloc can fail
+// for want of memory: under `ulimit -v` or `-d`, or the kernel's strict overcommit.
 std::size_t cachedCpuBytes();
 std::size_t cachedCpuBytesLimit();
 
