@@ -1,5 +1,5 @@
 // Element-wise kernels on raw buffers (GELU with the tanh approximation, the dropout mask,
-// LayerNorm's rows under bf16 autocast),
+// LayerNorm's rows under bf16 autocast; attention of short sequences, in files of their own),
 // compiled once for AVX2 + FMA (namespace avx2) and once for AVX-512 (namespace avx512), each in
 // a translation unit of its own from the same loops (gelu_body.inc, dropout_body.inc), so that
 // no inline code built for wider instructions can leak into the rest of the program. Call avx2's
@@ -17,30 +17,58 @@ bool cpuHasAvx512();  // AVX-512 F, BW, VL and DQ
 // LibTorch's bf16 matrix products run far slower than its fp32 ones: model/fast_ops.h)
 bool cpuHasBf16Products();
 
-#define NOPE_KERNEL_DECLARATIONS                                                               \
-    /* y = gelu(x) */                                                                          \
-    void geluForward(const float* x, float* y, int64_t n);                                     \
-    /* dx = g * gelu'(x) */                                                                    \
-    void geluBackward(const float* x, const float* g, float* dx, int64_t n);                   \
-    /* the same on bf16 values stored as their 16 bits; arithmetic in fp32 */                  \
-    void geluForwardBf16(const uint16_t* x, uint16_t* y, int64_t n);                           \
-    void geluBackwardBf16(const uint16_t* x, const uint16_t* g, uint16_t* dx, int64_t n);      \
-    /* out[2k], out[2k + 1] for pairs firstPair + k: 0 when dropped (a hash bit below */       \
-    /* threshold), else scale; bf16: scale's 16 bits */                                        \
-    void dropoutMask(uint64_t seed, uint32_t threshold, float scale, int64_t firstPair,        \
-                     int64_t pairs, float* out);                                               \
-    void dropoutMaskBf16(uint64_t seed, uint32_t threshold, uint16_t scale, int64_t firstPair, \
-                         int64_t pairs, uint16_t* out);                                        \
-    /* y = x rounded to the nearest bf16 (ties to even), kept in fp32; x == y allowed */       \
-    void roundToBf16(const float* x, float* y, int64_t n);                                     \
-    /* LayerNorm over rows of n values (b may be null): y as bf16, each row's mean and */      \
-    /* 1 / sqrt(variance + eps) */                                                             \
-    void layerNormForwardBf16(const float* x, const float* w, const float* b, float eps,       \
-                              int64_t rows, int64_t n, uint16_t* y, float* mean, float* rstd); \
-    /* its backward from gy (bf16): gx written, gw and gb (n each) added to */                 \
-    void layerNormBackwardBf16(const float* x, const float* mean, const float* rstd,           \
-                               const uint16_t* gy, const float* w, int64_t rows, int64_t n,    \
-                               float* gx, float* gw, float* gb);
+#define NOPE_KERNEL_DECLARATIONS                                                                   \
+    /* y = gelu(x) */                                                                              \
+    void geluForward(const float* x, float* y, int64_t n);                                         \
+    /* dx = g * gelu'(x) */                                                                        \
+    void geluBackward(const float* x, const float* g, float* dx, int64_t n);                       \
+    /* the same on bf16 values stored as their 16 bits; arithmetic in fp32 */                      \
+    void geluForwardBf16(const uint16_t* x, uint16_t* y, int64_t n);                               \
+    void geluBackwardBf16(const uint16_t* x, const uint16_t* g, uint16_t* dx, int64_t n);          \
+    /* out[2k], out[2k + 1] for pairs firstPair + k: 0 when dropped (a hash bit below */           \
+    /* threshold), else scale; bf16: scale's 16 bits */                                            \
+    void dropoutMask(uint64_t seed, uint32_t threshold, float scale, int64_t firstPair,            \
+                     int64_t pairs, float* out);                                                   \
+    void dropoutMaskBf16(uint64_t seed, uint32_t threshold, uint16_t scale, int64_t firstPair,     \
+                         int64_t pairs, uint16_t* out);                                            \
+    /* y = x rounded to the nearest bf16 (ties to even), kept in fp32; x == y allowed */           \
+    void roundToBf16(const float* x, float* y, int64_t n);                                         \
+    /* LayerNorm over rows of n values (b may be null): y as bf16, each row's mean and */          \
+    /* 1 / sqrt(variance + eps) */                                                                 \
+    void layerNormForwardBf16(const float* x, const float* w, const float* b, float eps,           \
+                              int64_t rows, int64_t n, uint16_t* y, float* mean, float* rstd);     \
+    /* its backward from gy (bf16): gx written, gw and gb (n each) added to */                     \
+    void layerNormBackwardBf16(const float* x, const float* mean, const float* rstd,               \
+                               const uint16_t* gy, const float* w, int64_t rows, int64_t n,        \
+                               float* gx, float* gw, float* gb);                                   \
+    /* attention of one head of one sequence (attention_body.inc): q, k, v rows of hs values */    \
+    /* at row stride ld, t of them; p (t x t) gets the softmax weights (zeros right of the */      \
+    /* diagonal when causal); mask (t x t, 0 or 1 / (1 - rate)) is the dropout on the weights */   \
+    /* or null; y gets the weighted sum of the values, rows at stride ldy; work holds */           \
+    /* attentionWorkFloats(t, hs) floats */                                                        \
+    void attentionForward(const float* q, const float* k, const float* v, int64_t ld, int64_t t,   \
+                          int64_t hs, bool causal, float scale, const float* mask, float* p,       \
+                          float* y, int64_t ldy, float* work);                                     \
+    void attentionForwardBf16(const uint16_t* q, const uint16_t* k, const uint16_t* v, int64_t ld, \
+                              int64_t t, int64_t hs, bool causal, float scale, const float* mask,  \
+                              float* p, uint16_t* y, int64_t ldy, float* work);                    \
+    /* its backward from gy (rows at stride ldgy): q's, k's and v's gradients written at */        \
+    /* stride ld */                                                                                \
+    void attentionBackward(const float* q, const float* k, const float* v, int64_t ld, int64_t t,  \
+                           int64_t hs, bool causal, float scale, const float* mask,                \
+                           const float* p, const float* gy, int64_t ldgy, float* gq, float* gk,    \
+                           float* gv, float* work);                                                \
+    void attentionBackwardBf16(                                                                    \
+        const uint16_t* q, const uint16_t* k, const uint16_t* v, int64_t ld, int64_t t,            \
+        int64_t hs, bool causal, float scale, const float* mask, const float* p,                   \
+        const uint16_t* gy, int64_t ldgy, uint16_t* gq, uint16_t* gk, uint16_t* gv, float* work);
+
+// The floats of work either attention kernel needs (every build's tiles fit: rows and columns
+// rounded up to 16).
+inline int64_t attentionWorkFloats(int64_t t, int64_t hs) {
+    const int64_t tp = (t + 15) / 16 * 16, hp = (hs + 15) / 16 * 16;
+    return 5 * tp * hp + (tp > hp ? tp : hp) * tp + 3 * tp * tp;
+}
 
 namespace avx2 {
 NOPE_KERNEL_DECLARATIONS
@@ -66,6 +94,10 @@ struct Kernels {
                                  uint16_t*, float*, float*);
     void (*layerNormBackwardBf16)(const float*, const float*, const float*, const uint16_t*,
                                   const float*, int64_t, int64_t, float*, float*, float*);
+    decltype(&avx2::attentionForward) attentionForward;
+    decltype(&avx2::attentionForwardBf16) attentionForwardBf16;
+    decltype(&avx2::attentionBackward) attentionBackward;
+    decltype(&avx2::attentionBackwardBf16) attentionBackwardBf16;
 };
 const Kernels& selected();
 

@@ -103,6 +103,10 @@ DropoutStream::~DropoutStream() {
     t_stream = {};
 }
 
+torch::Tensor dropoutMask(int64_t n, double p) {
+    return makeMask(n, p, nextSeed(), torch::kFloat);
+}
+
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training) {
     if (!training || p <= 0.0) {
         return x;

@@ -25,6 +25,11 @@ public:
 // the rest by 1 / (1 - p). Differentiable.
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training);
 
+// The mask dropout(x, p, true) would multiply a contiguous tensor of n elements by (0 where
+// dropped, else 1 / (1 - p)), as fp32, drawing its seed as that call would: the same decisions, for
+// kernels that apply dropout themselves (model/fused_attention.h).
+torch::Tensor dropoutMask(int64_t n, double p);
+
 struct DropoutImpl : torch::nn::Module {
     explicit DropoutImpl(double p) : p(p) {}
     torch::Tensor forward(const torch::Tensor& x) { return nope::dropout(x, p, is_training()); }

@@ -1,6 +1,7 @@
 #include "model/gpt.h"
 
 #include "model/fast_ops.h"
+#include "model/fused_attention.h"
 
 #include <cmath>
 #include <limits>
@@ -53,7 +54,16 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x, torch::Te
     }
     const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
     const int64_t hs = C / nHead;
-    auto qkv = c_attn(x).split(C, /*dim=*/2);                 // 3 x (B, T, C)
+    const auto qkvJoined = c_attn(x);  // (B, T, 3C)
+    if (!cache && !hidden.defined() && fusedAttentionApplies(qkvJoined, nHead, weights)) {
+        auto y = fusedAttention(qkvJoined, nHead, causal,
+                                attn_dropout->is_training() ? attn_dropout->p : 0.0, weights);
+        if (heads) {
+            *heads = y;
+        }
+        return resid_dropout(c_proj(y));
+    }
+    auto qkv = qkvJoined.split(C, /*dim=*/2);                 // 3 x (B, T, C)
     auto q = qkv[0].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
     auto k = qkv[1].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)
     auto v = qkv[2].view({B, T, nHead, hs}).transpose(1, 2);  // (B, nh, T, hs)

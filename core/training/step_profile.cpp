@@ -36,6 +36,9 @@ std::string profileCategory(const std::string& op) {
     if (has(op, "autograd::engine") || has(op, "AccumulateGrad")) {
         return "autograd engine";
     }
+    if (has(op, "nope::attention")) {  // products, mask, softmax and dropout together
+        return "attention in one pass";
+    }
     if (has(op, "nope::linear") || has(op, "batched_matmul") || has(op, "mm") ||
         has(op, "matmul") || has(op, "linear") || has(op, "mkldnn")) {
         return "matrix products";

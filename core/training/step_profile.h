@@ -28,7 +28,8 @@ struct StepProfile {
     std::vector<ProfileShare> operators;   // by self time, largest first
 };
 
-// The category of an operator's name: "matrix products", "attention softmax and mask",
+// The category of an operator's name: "matrix products", "attention in one pass" (the fused
+// kernel of model/fused_attention.h), "attention softmax and mask",
 // "LayerNorm", "GELU", "dropout", "casts", "loss", "optimizer", "allocation", "views",
 // "autograd engine" or "other elementwise".
 std::string profileCategory(const std::string& op);

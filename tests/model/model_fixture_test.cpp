@@ -271,9 +271,12 @@ TEST(FastKernelsScope, SwitchesEveryFastPathToLibTorch) {
     }
     EXPECT_TRUE(fastKernelsEnabled());
 
-    std::vector<std::string> ours = {"DnnlLinear", "BatchedMatmul"};
-    if (kernels::cpuHasAvx2Fma()) {
+    std::vector<std::string> ours = {"DnnlLinear"};
+    if (kernels::cpuHasAvx2Fma()) {  // attention in one pass where the CPU has the kernels
         ours.push_back("GeluTanh");
+        ours.push_back("FusedAttention");
+    } else {
+        ours.push_back("BatchedMatmul");
     }
     for (const auto& kernel : ours) {
         EXPECT_TRUE(anyNameContains(fast, kernel)) << kernel;

@@ -15,6 +15,8 @@ TEST(StepProfile, NamesFallIntoTheirCategories) {
     EXPECT_EQ(profileCategory("nope::linear_backward"), "matrix products");
     EXPECT_EQ(profileCategory("nope::batched_matmul"), "matrix products");
     EXPECT_EQ(profileCategory("aten::_softmax"), "attention softmax and mask");
+    EXPECT_EQ(profileCategory("nope::attention"), "attention in one pass");
+    EXPECT_EQ(profileCategory("nope::attention_backward"), "attention in one pass");
     EXPECT_EQ(profileCategory("aten::_log_softmax"), "loss");
     EXPECT_EQ(profileCategory("aten::native_layer_norm_backward"), "LayerNorm");
     EXPECT_EQ(profileCategory("nope::gelu_backward"), "GELU");

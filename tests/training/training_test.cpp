@@ -314,6 +314,34 @@ TEST(Trainer, EmulatedBf16ProductsFollowTheBf16LossCurve) {
     }
 }
 
+// The fast kernels (attention in one pass with its dropout, GELU, LayerNorm, the products)
+// follow the plain LibTorch operations' loss curve on a short run with dropout, in fp32 within
+// fp32's rounding and in bf16 within bf16's.
+TEST(Trainer, FastKernelsFollowThePlainLossCurve) {
+    const ModelConfig m = tinyModel();
+    TrainConfig t = tinyTrain(Objective::Lm);
+    for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
+        t.precision = precision;
+        auto curve = [&](bool fast) {
+            FastKernelsScope kernels(fast);
+            Trainer trainer(TaskKind::Addition, m, t);
+            std::vector<double> losses;
+            for (int i = 0; i < 10; ++i) {
+                losses.push_back(trainer.stepOnce());
+            }
+            return losses;
+        };
+        const auto plain = curve(false);
+        const auto fast = curve(true);
+        const double tol = precision == Precision::Fp32 ? 1e-4 : 0.02;
+        for (size_t i = 0; i < plain.size(); ++i) {
+            EXPECT_NEAR(fast[i], plain[i], tol * plain[i])
+                << (precision == Precision::Fp32 ? "fp32" : "bf16") << " step " << i;
+        }
+        EXPECT_LT(fast.back(), fast.front());
+    }
+}
+
 TEST(Trainer, SameSeedSameLossCurve) {
     const ModelConfig m = tinyModel();
     const TrainConfig t = tinyTrain(Objective::Lm);
