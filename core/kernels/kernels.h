@@ -33,6 +33,8 @@ bool cpuHasBf16Products();
                          int64_t pairs, uint16_t* out);                                            \
     /* y = x rounded to the nearest bf16 (ties to even), kept in fp32; x == y allowed */           \
     void roundToBf16(const float* x, float* y, int64_t n);                                         \
+    /* y = x + b widened to fp32 (a residual add: fp32 stream, bf16 branch); y == x allowed */     \
+    void residualAddBf16(const float* x, const uint16_t* b, float* y, int64_t n);                  \
     /* LayerNorm over rows of n values (b may be null): y as bf16, each row's mean and */          \
     /* 1 / sqrt(variance + eps) */                                                                 \
     void layerNormForwardBf16(const float* x, const float* w, const float* b, float eps,           \
@@ -41,6 +43,12 @@ bool cpuHasBf16Products();
     void layerNormBackwardBf16(const float* x, const float* mean, const float* rstd,               \
                                const uint16_t* gy, const float* w, int64_t rows, int64_t n,        \
                                float* gx, float* gw, float* gb);                                   \
+    /* the same with y and gy in fp32 (LayerNorm outside autocast) */                              \
+    void layerNormForward(const float* x, const float* w, const float* b, float eps, int64_t rows, \
+                          int64_t n, float* y, float* mean, float* rstd);                          \
+    void layerNormBackward(const float* x, const float* mean, const float* rstd, const float* gy,  \
+                           const float* w, int64_t rows, int64_t n, float* gx, float* gw,          \
+                           float* gb);                                                             \
     /* attention of one head of one sequence (attention_body.inc): q, k, v rows of hs values */    \
     /* at row stride ld, t of them; p (t x t) gets the softmax weights (zeros right of the */      \
     /* diagonal when causal); mask (t x t, 0 or 1 / (1 - rate)) is the dropout on the weights */   \
@@ -90,10 +98,13 @@ struct Kernels {
     void (*dropoutMask)(uint64_t, uint32_t, float, int64_t, int64_t, float*);
     void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
     void (*roundToBf16)(const float*, float*, int64_t);
+    void (*residualAddBf16)(const float*, const uint16_t*, float*, int64_t);
     void (*layerNormForwardBf16)(const float*, const float*, const float*, float, int64_t, int64_t,
                                  uint16_t*, float*, float*);
     void (*layerNormBackwardBf16)(const float*, const float*, const float*, const uint16_t*,
                                   const float*, int64_t, int64_t, float*, float*, float*);
+    decltype(&avx2::layerNormForward) layerNormForward;
+    decltype(&avx2::layerNormBackward) layerNormBackward;
     decltype(&avx2::attentionForward) attentionForward;
     decltype(&avx2::attentionForwardBf16) attentionForwardBf16;
     decltype(&avx2::attentionBackward) attentionBackward;

@@ -54,20 +54,22 @@ bool cpuHasBf16Products() {
 
 const Kernels& selected() {
     static const Kernels chosen =
-        cpuHasAvx512() ? Kernels{avx512::geluForward,           avx512::geluBackward,
-                                 avx512::geluForwardBf16,       avx512::geluBackwardBf16,
-                                 avx512::dropoutMask,           avx512::dropoutMaskBf16,
-                                 avx512::roundToBf16,           avx512::layerNormForwardBf16,
-                                 avx512::layerNormBackwardBf16, avx512::attentionForward,
-                                 avx512::attentionForwardBf16,  avx512::attentionBackward,
-                                 avx512::attentionBackwardBf16}
-                       : Kernels{avx2::geluForward,           avx2::geluBackward,
-                                 avx2::geluForwardBf16,       avx2::geluBackwardBf16,
-                                 avx2::dropoutMask,           avx2::dropoutMaskBf16,
-                                 avx2::roundToBf16,           avx2::layerNormForwardBf16,
-                                 avx2::layerNormBackwardBf16, avx2::attentionForward,
-                                 avx2::attentionForwardBf16,  avx2::attentionBackward,
-                                 avx2::attentionBackwardBf16};
+        cpuHasAvx512() ? Kernels{avx512::geluForward,          avx512::geluBackward,
+                                 avx512::geluForwardBf16,      avx512::geluBackwardBf16,
+                                 avx512::dropoutMask,          avx512::dropoutMaskBf16,
+                                 avx512::roundToBf16,          avx512::residualAddBf16,
+                                 avx512::layerNormForwardBf16, avx512::layerNormBackwardBf16,
+                                 avx512::layerNormForward,     avx512::layerNormBackward,
+                                 avx512::attentionForward,     avx512::attentionForwardBf16,
+                                 avx512::attentionBackward,    avx512::attentionBackwardBf16}
+                       : Kernels{avx2::geluForward,          avx2::geluBackward,
+                                 avx2::geluForwardBf16,      avx2::geluBackwardBf16,
+                                 avx2::dropoutMask,          avx2::dropoutMaskBf16,
+                                 avx2::roundToBf16,          avx2::residualAddBf16,
+                                 avx2::layerNormForwardBf16, avx2::layerNormBackwardBf16,
+                                 avx2::layerNormForward,     avx2::layerNormBackward,
+                                 avx2::attentionForward,     avx2::attentionForwardBf16,
+                                 avx2::attentionBackward,    avx2::attentionBackwardBf16};
     return chosen;
 }
 

@@ -3,8 +3,10 @@
 //   - GELU with the tanh approximation, forward and backward, in one pass each (float, bf16), on
 //     CPUs with AVX2 and FMA (kernels/kernels_avx2.cpp, or kernels_avx512.cpp where the CPU has
 //     AVX-512);
-//   - LayerNorm under bf16 autocast, its bf16 output written directly (no separate cast pass
-//     forward, nor a widening of its gradient backward), on the same CPUs;
+//   - LayerNorm: under bf16 autocast its bf16 output written directly (no separate cast pass
+//     forward, nor a widening of its gradient backward), in fp32 outside it (a third of
+//     LibTorch's time forward), on the same CPUs;
+//   - the residual add of a bf16 block output to the fp32 stream, in one pass;
 //   - the batched matrix products of attention in fp32, which LibTorch runs one small BLAS call
 //     per (batch, head) with a tensor slice each, here oneDNN's sgemm over a parallel loop.
 //   - bf16 matrix products (autocast's) on CPUs without bf16 instructions (AVX-512 BF16 or
@@ -30,12 +32,18 @@ namespace nope {
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 torch::Tensor geluTanh(const torch::Tensor& x);
 
-// LayerNorm over the last dimension (weight.size(0) values; bias may be undefined). Under CPU
-// bf16 autocast, with fast kernels on, an fp32 x is normalized in fp32 and written as bf16 in the
-// same pass, the values the Linear after it would round it to; its backward takes that bf16
-// gradient without widening it first. Elsewhere LibTorch's layer_norm (fp32 out for fp32 in).
+// LayerNorm over the last dimension (weight.size(0) values; bias may be undefined). With fast
+// kernels on, an fp32 x on an AVX2 CPU is normalized by kernels::layerNormForward: under CPU bf16
+// autocast written as bf16 in the same pass, the values the Linear after it would round it to
+// (its backward takes that bf16 gradient without widening it first), outside autocast in fp32.
+// Elsewhere LibTorch's layer_norm (fp32 out for fp32 in).
 torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
                         const torch::Tensor& bias, double eps);
+
+// x + branch. For an fp32 x and a bf16 branch of its shape (the residual stream and a block's
+// output under bf16 autocast), with fast kernels on, in one pass (kernels::residualAddBf16)
+// with the same result; the branch's gradient is the sum's narrowed to bf16, as LibTorch's.
+torch::Tensor residualAdd(const torch::Tensor& x, const torch::Tensor& branch);
 
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);

@@ -224,11 +224,12 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache
     const bool any = capture != nullptr;
     auto normed = ln_1(x);
     torch::Tensor heads;
-    x = x + attn->forward(normed,
-                          any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
-                          cache, layer, hidden,
-                          any && capture->attentionWeights ? &capture->weights[layer] : nullptr);
-    x = x + mlp(ln_2(x));
+    x = residualAdd(
+        x, attn->forward(normed,
+                         any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
+                         cache, layer, hidden,
+                         any && capture->attentionWeights ? &capture->weights[layer] : nullptr));
+    x = residualAdd(x, mlp(ln_2(x)));
     if (any) {
         if (capture->wanted.contains(CapturePoint::AttnIn)) {
             capture->attnIn[layer] = normed;

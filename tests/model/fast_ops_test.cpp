@@ -40,6 +40,36 @@ TEST(FastOps, GeluMatchesLibTorchInValueAndGradient) {
     }
 }
 
+// The residual add of a bf16 branch to the fp32 stream is LibTorch's mixed-type add bit for bit,
+// value and both gradients (the stream's passed through, the branch's narrowed to bf16), over a
+// length that leaves a remainder after whole registers; other operands take LibTorch's add.
+TEST(FastOps, ResidualAddIsLibTorchsMixedAddBitForBit) {
+    torch::manual_seed(0);
+    const auto x0 = torch::randn({3, 7, 37}) * 3;
+    const auto b0 = torch::randn({3, 7, 37}).to(torch::kBFloat16);
+    const auto g = torch::randn({3, 7, 37});
+    const auto x = x0.clone().requires_grad_(), xr = x0.clone().requires_grad_();
+    const auto b = b0.clone().requires_grad_(), br = b0.clone().requires_grad_();
+    const auto y = residualAdd(x, b);
+    torch::Tensor yr;
+    {
+        FastKernelsScope plain(false);
+        yr = xr + br;
+    }
+    ASSERT_EQ(y.scalar_type(), torch::kFloat);
+    EXPECT_TRUE(torch::equal(y, yr));
+    y.backward(g);
+    yr.backward(g);
+    EXPECT_TRUE(torch::equal(x.grad(), xr.grad()));
+    ASSERT_EQ(b.grad().scalar_type(), torch::kBFloat16);
+    EXPECT_TRUE(torch::equal(b.grad(), br.grad()));
+    // broadcasting, fp32 branches and bf16 streams are LibTorch's
+    const auto row = torch::randn({37}).to(torch::kBFloat16);
+    EXPECT_TRUE(torch::equal(residualAdd(x0, row), x0 + row));
+    EXPECT_TRUE(torch::equal(residualAdd(x0, x0), x0 + x0));
+    EXPECT_TRUE(torch::equal(residualAdd(b0, b0), b0 + b0));
+}
+
 // Under bf16 autocast the fused LayerNorm writes bf16 what LibTorch's fp32 LayerNorm followed by
 // a cast to bf16 gives (to one bf16 step where the fp32 values differ in their last bits), and its
 // gradients from a bf16 gradient are those of that pair within fp32 rounding; with and without a
@@ -72,14 +102,51 @@ TEST(FastOps, LayerNormUnderBf16AutocastMatchesLibTorchAndCast) {
             EXPECT_TRUE(torch::allclose(b.grad(), br.grad(), 1e-4, 1e-5));
         }
     }
-    // outside autocast, or with the fast kernels off, LibTorch's own (fp32 out)
-    const auto plain = torch::layer_norm(x0, {40}, w0, b0, 1e-5);
-    EXPECT_TRUE(torch::equal(layerNorm(x0, w0, b0, 1e-5), plain));
     AutocastScope bf16(true);
     // a bias of the wrong length: LibTorch's check, not a read past its end
     EXPECT_THROW(layerNorm(x0, w0, torch::zeros({39}), 1e-5), c10::Error);
     FastKernelsScope off(false);
     EXPECT_EQ(layerNorm(x0, w0, b0, 1e-5).scalar_type(), torch::kFloat);
+}
+
+// Outside autocast the same kernels write fp32: LibTorch's fp32 LayerNorm within fp32 rounding,
+// value and the three gradients, on rows of 40 (a remainder after the lanes) and 256 (the
+// four-chain sums); with the fast kernels off, LibTorch's own, bit for bit.
+TEST(FastOps, LayerNormInFp32MatchesLibTorch) {
+    torch::manual_seed(2);
+    for (const int64_t width : {40, 256}) {
+        const auto x0 = torch::randn({3, 7, width}) * 3 + 0.5;
+        const auto w0 = torch::randn({width}), b0 = torch::randn({width});
+        const auto gy = torch::randn({3, 7, width});
+        for (const bool withBias : {true, false}) {
+            const auto x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_();
+            const auto b = withBias ? b0.clone().requires_grad_() : torch::Tensor();
+            const auto xr = x0.clone().requires_grad_(), wr = w0.clone().requires_grad_();
+            const auto br = withBias ? b0.clone().requires_grad_() : torch::Tensor();
+            const auto y = layerNorm(x, w, b, 1e-5);
+            const auto yr = torch::layer_norm(xr, {width}, wr, br, 1e-5);
+            ASSERT_EQ(y.scalar_type(), torch::kFloat);
+            EXPECT_TRUE(torch::allclose(y, yr, 1e-5, 1e-5)) << width << " bias " << withBias;
+            y.backward(gy);
+            yr.backward(gy);
+            EXPECT_TRUE(torch::allclose(x.grad(), xr.grad(), 1e-4, 1e-5)) << width;
+            EXPECT_TRUE(torch::allclose(w.grad(), wr.grad(), 1e-4, 1e-5)) << width;
+            if (withBias) {
+                EXPECT_TRUE(torch::allclose(b.grad(), br.grad(), 1e-4, 1e-5)) << width;
+            }
+        }
+        FastKernelsScope off(false);
+        EXPECT_TRUE(torch::equal(layerNorm(x0, w0, b0, 1e-5),
+                                 torch::layer_norm(x0, {width}, w0, b0, 1e-5)));
+    }
+    // rows whose variance leaves fp32's range give NaN, as LibTorch's do, in fp32 and bf16 (not
+    // zeros: the analysis names where hidden states stop being finite)
+    const auto huge = torch::randn({2, 40}) * 1e30;
+    const auto w = torch::randn({40}), b = torch::randn({40});
+    ASSERT_TRUE(torch::layer_norm(huge, {40}, w, b, 1e-5).isnan().all().item<bool>());
+    EXPECT_TRUE(layerNorm(huge, w, b, 1e-5).isnan().all().item<bool>());
+    AutocastScope bf16(true);
+    EXPECT_TRUE(layerNorm(huge, w, b, 1e-5).isnan().all().item<bool>());
 }
 
 // The AVX-512 build of the loops (GELU, rounding, dropout mask, LayerNorm) computes what the
@@ -127,11 +194,17 @@ TEST(FastOps, KernelsAgreeAcrossInstructionSets) {
     for (size_t i = 0; i < m2.size(); ++i) {
         EXPECT_EQ(b2[i] == 0x3FC0, m2[i] == 1.5f) << i;  // 0x3FC0 is 1.5 in bf16
     }
-    // LayerNorm: 8 rows of every width from 1 to 48 (16-lane sums with each remainder). A
+    // LayerNorm, bf16 and fp32: 8 rows of every width from 1 to 48 (16-lane sums with each
+    // remainder) and some wider (four chains of lanes, with and without a remainder). A
     // remainder summed into one lane once differed between the builds in the last bit of rstd,
     // for some inputs only (randn's values differ between CPUs: one width was not enough).
     const int64_t rows = 8;
+    std::vector<int64_t> widths;
     for (int64_t width = 1; width <= 48; ++width) {
+        widths.push_back(width);
+    }
+    widths.insert(widths.end(), {64, 67, 100, 256});
+    for (const int64_t width : widths) {
         const auto xs5 = torch::randn({rows, width});
         const auto w5 = torch::randn({width}), bias5 = torch::randn({width});
         const auto gy5 = torch::randn({rows, width}).to(torch::kBFloat16);
@@ -154,6 +227,24 @@ TEST(FastOps, KernelsAgreeAcrossInstructionSets) {
         kernels::avx512::layerNormBackwardBf16(xs5.data_ptr<float>(), mean2.data(), rstd2.data(),
                                                gys, w5.data_ptr<float>(), rows, width, gx5.data(),
                                                sums5.data(), sums5.data() + width);
+        EXPECT_EQ(gx2, gx5) << width;
+        EXPECT_EQ(sums2, sums5) << width;
+        std::vector<float> f2(rows * width), f5(rows * width);
+        kernels::avx2::layerNormForward(xs5.data_ptr<float>(), w5.data_ptr<float>(),
+                                        bias5.data_ptr<float>(), 1e-5f, rows, width, f2.data(),
+                                        mean2.data(), rstd2.data());
+        kernels::avx512::layerNormForward(xs5.data_ptr<float>(), w5.data_ptr<float>(),
+                                          bias5.data_ptr<float>(), 1e-5f, rows, width, f5.data(),
+                                          mean5.data(), rstd5.data());
+        EXPECT_EQ(f2, f5) << width;
+        EXPECT_EQ(rstd2, rstd5) << width;
+        const auto gyf = torch::randn({rows, width});
+        kernels::avx2::layerNormBackward(xs5.data_ptr<float>(), mean2.data(), rstd2.data(),
+                                         gyf.data_ptr<float>(), w5.data_ptr<float>(), rows, width,
+                                         gx2.data(), sums2.data(), sums2.data() + width);
+        kernels::avx512::layerNormBackward(xs5.data_ptr<float>(), mean2.data(), rstd2.data(),
+                                           gyf.data_ptr<float>(), w5.data_ptr<float>(), rows, width,
+                                           gx5.data(), sums5.data(), sums5.data() + width);
         EXPECT_EQ(gx2, gx5) << width;
         EXPECT_EQ(sums2, sums5) << width;
     }
