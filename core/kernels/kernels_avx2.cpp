@@ -52,25 +52,21 @@ bool cpuHasBf16Products() {
 #endif
 }
 
+// The kernels of one build, in the order of Kernels' members.
+#define NOPE_KERNELS_OF(isa)                                                                \
+    Kernels {                                                                               \
+        isa::geluForward, isa::geluBackward, isa::geluForwardBf16, isa::geluBackwardBf16,   \
+            isa::dropoutMask, isa::dropoutMaskBf16, isa::roundToBf16, isa::residualAddBf16, \
+            isa::layerNormForwardBf16, isa::layerNormBackwardBf16, isa::layerNormForward,   \
+            isa::layerNormBackward, isa::attentionForward, isa::attentionForwardBf16,       \
+            isa::attentionBackward, isa::attentionBackwardBf16                              \
+    }
+
 const Kernels& selected() {
-    static const Kernels chosen =
-        cpuHasAvx512() ? Kernels{avx512::geluForward,          avx512::geluBackward,
-                                 avx512::geluForwardBf16,      avx512::geluBackwardBf16,
-                                 avx512::dropoutMask,          avx512::dropoutMaskBf16,
-                                 avx512::roundToBf16,          avx512::residualAddBf16,
-                                 avx512::layerNormForwardBf16, avx512::layerNormBackwardBf16,
-                                 avx512::layerNormForward,     avx512::layerNormBackward,
-                                 avx512::attentionForward,     avx512::attentionForwardBf16,
-                                 avx512::attentionBackward,    avx512::attentionBackwardBf16}
-                       : Kernels{avx2::geluForward,          avx2::geluBackward,
-                                 avx2::geluForwardBf16,      avx2::geluBackwardBf16,
-                                 avx2::dropoutMask,          avx2::dropoutMaskBf16,
-                                 avx2::roundToBf16,          avx2::residualAddBf16,
-                                 avx2::layerNormForwardBf16, avx2::layerNormBackwardBf16,
-                                 avx2::layerNormForward,     avx2::layerNormBackward,
-                                 avx2::attentionForward,     avx2::attentionForwardBf16,
-                                 avx2::attentionBackward,    avx2::attentionBackwardBf16};
+    static const Kernels chosen = cpuHasAvx512() ? NOPE_KERNELS_OF(avx512) : NOPE_KERNELS_OF(avx2);
     return chosen;
 }
+
+#undef NOPE_KERNELS_OF
 
 }  // namespace nope::kernels

@@ -52,16 +52,6 @@ void forChunks(int64_t n, F f) {
     at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { f(begin, end - begin); });
 }
 
-// A float or bf16 tensor's elements (bf16 as their 16 bits, as the kernels take them).
-template <typename E>
-E* elementsOf(const torch::Tensor& t) {
-    if constexpr (std::is_same_v<E, uint16_t>) {
-        return reinterpret_cast<uint16_t*>(t.data_ptr<at::BFloat16>());
-    } else {
-        return t.data_ptr<float>();
-    }
-}
-
 torch::Tensor geluForward(const torch::Tensor& x) {
     const kernels::Kernels& k = kernels::selected();
     auto y = torch::empty_like(x);

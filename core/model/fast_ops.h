@@ -26,8 +26,20 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 
 namespace nope {
+
+// A float tensor's elements, or a bf16 tensor's as their 16 bits (E = uint16_t), as the kernels
+// (kernels/kernels.h) take them.
+template <typename E>
+E* elementsOf(const torch::Tensor& t) {
+    if constexpr (std::is_same_v<E, uint16_t>) {
+        return reinterpret_cast<uint16_t*>(t.data_ptr<at::BFloat16>());
+    } else {
+        return t.data_ptr<float>();
+    }
+}
 
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 torch::Tensor geluTanh(const torch::Tensor& x);

@@ -72,21 +72,12 @@ void forEachHead(const Shape& s, F f) {
     });
 }
 
-template <typename E>
-E* elements(const torch::Tensor& t) {
-    if constexpr (std::is_same_v<E, uint16_t>) {
-        return reinterpret_cast<uint16_t*>(t.data_ptr<at::BFloat16>());
-    } else {
-        return t.data_ptr<float>();
-    }
-}
-
 // y (B, T, C) and p (B, nh, T, T) from qkv (contiguous); mask (B, nh, T, T) fp32 or undefined.
 template <typename E, typename Kernel>
 void runForward(Kernel kernel, const torch::Tensor& qkv, const Shape& s, bool causal,
                 const torch::Tensor& mask, torch::Tensor& p, torch::Tensor& y) {
-    const E* x = elements<E>(qkv);
-    E* yo = elements<E>(y);
+    const E* x = elementsOf<E>(qkv);
+    E* yo = elementsOf<E>(y);
     const float* m = mask.defined() ? mask.data_ptr<float>() : nullptr;
     float* pp = p.data_ptr<float>();
     forEachHead(s, [&](const Head& h) {
@@ -111,9 +102,9 @@ template <typename E, typename Kernel>
 void runBackward(Kernel kernel, const torch::Tensor& qkv, const Shape& s, bool causal,
                  const torch::Tensor& mask, const torch::Tensor& p, const torch::Tensor& gy,
                  torch::Tensor& gqkv) {
-    const E* x = elements<E>(qkv);
-    const E* g = elements<E>(gy);
-    E* gx = elements<E>(gqkv);
+    const E* x = elementsOf<E>(qkv);
+    const E* g = elementsOf<E>(gy);
+    E* gx = elementsOf<E>(gqkv);
     const float* m = mask.defined() ? mask.data_ptr<float>() : nullptr;
     const float* pp = p.data_ptr<float>();
     forEachHead(s, [&](const Head& h) {
