@@ -35,6 +35,9 @@ bool cpuHasBf16Products();
     void roundToBf16(const float* x, float* y, int64_t n);                                         \
     /* y = x + b widened to fp32 (a residual add: fp32 stream, bf16 branch); y == x allowed */     \
     void residualAddBf16(const float* x, const uint16_t* b, float* y, int64_t n);                  \
+    /* y = a + b, and bits = y rounded to the nearest bf16 (a gradient summed at the stream and */ \
+    /* narrowed for a bf16 branch); y == a allowed */                                              \
+    void addNarrowBf16(const float* a, const float* b, float* y, uint16_t* bits, int64_t n);       \
     /* LayerNorm over rows of n values (b may be null): y as bf16, each row's mean and */          \
     /* 1 / sqrt(variance + eps) */                                                                 \
     void layerNormForwardBf16(const float* x, const float* w, const float* b, float eps,           \
@@ -99,6 +102,7 @@ struct Kernels {
     void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
     void (*roundToBf16)(const float*, float*, int64_t);
     void (*residualAddBf16)(const float*, const uint16_t*, float*, int64_t);
+    decltype(&avx2::addNarrowBf16) addNarrowBf16;
     void (*layerNormForwardBf16)(const float*, const float*, const float*, float, int64_t, int64_t,
                                  uint16_t*, float*, float*);
     void (*layerNormBackwardBf16)(const float*, const float*, const float*, const uint16_t*,

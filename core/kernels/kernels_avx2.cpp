@@ -57,9 +57,9 @@ bool cpuHasBf16Products() {
     Kernels {                                                                               \
         isa::geluForward, isa::geluBackward, isa::geluForwardBf16, isa::geluBackwardBf16,   \
             isa::dropoutMask, isa::dropoutMaskBf16, isa::roundToBf16, isa::residualAddBf16, \
-            isa::layerNormForwardBf16, isa::layerNormBackwardBf16, isa::layerNormForward,   \
-            isa::layerNormBackward, isa::attentionForward, isa::attentionForwardBf16,       \
-            isa::attentionBackward, isa::attentionBackwardBf16                              \
+            isa::addNarrowBf16, isa::layerNormForwardBf16, isa::layerNormBackwardBf16,      \
+            isa::layerNormForward, isa::layerNormBackward, isa::attentionForward,           \
+            isa::attentionForwardBf16, isa::attentionBackward, isa::attentionBackwardBf16   \
     }
 
 const Kernels& selected() {

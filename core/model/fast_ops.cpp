@@ -207,6 +207,96 @@ struct ResidualAddBf16 : torch::autograd::Function<ResidualAddBf16> {
     }
 };
 
+// x (fp32) + branch (bf16) and the sum's LayerNorm written as bf16, by blocks of rows that stay
+// in cache between the add and the normalization; backward, LayerNorm's gradient and the
+// stream's are added and narrowed for the branch in the same blocks. The same values and
+// gradients, bit for bit, as residualAdd followed by layerNorm, where the sum crossed memory
+// once more forward and the gradients' sum (autograd's) and the branch's narrowing (residualAdd's
+// backward) took a pass each.
+struct ResidualAddLayerNormBf16 : torch::autograd::Function<ResidualAddLayerNormBf16> {
+    // 16 rows of 256 floats: 16 KB a block, in the first-level cache with its bf16 output
+    static constexpr int64_t kBlockFloats = 4096;
+
+    static int64_t blockRows(int64_t n) {
+        return std::max<int64_t>(1, kBlockFloats / std::max<int64_t>(n, 1));
+    }
+
+    static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx,
+                                                const torch::Tensor& x, const torch::Tensor& branch,
+                                                const torch::Tensor& weight,
+                                                const torch::Tensor& bias, double eps) {
+        NOPE_PROFILE_SCOPE("nope::residual_add_layer_norm");
+        const kernels::Kernels& k = kernels::selected();
+        const auto xc = x.contiguous(), bc = branch.contiguous(), w = weight.contiguous();
+        const auto b = bias.numel() > 0 ? bias.contiguous() : torch::Tensor();
+        const int64_t n = w.numel(), rows = n > 0 ? xc.numel() / n : 0, step = blockRows(n);
+        auto sum = torch::empty_like(xc);
+        auto y = torch::empty(xc.sizes(), xc.options().dtype(torch::kBFloat16));
+        auto mean = torch::empty({rows}, xc.options()), rstd = torch::empty({rows}, xc.options());
+        const float* in = xc.data_ptr<float>();
+        const uint16_t* br = elementsOf<uint16_t>(bc);
+        const float* wp = w.data_ptr<float>();
+        const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
+        float* s = sum.data_ptr<float>();
+        uint16_t* out = elementsOf<uint16_t>(y);
+        float* mp = mean.data_ptr<float>();
+        float* rp = rstd.data_ptr<float>();
+        at::parallel_for(0, rows, std::max<int64_t>(step, kGrain / std::max<int64_t>(n, 1)),
+                         [&](int64_t begin, int64_t end) {
+                             for (int64_t r = begin; r < end; r += step) {
+                                 const int64_t count = std::min(step, end - r), at = r * n;
+                                 k.residualAddBf16(in + at, br + at, s + at, count * n);
+                                 k.layerNormForwardBf16(s + at, wp, bp, float(eps), count, n,
+                                                        out + at, mp + r, rp + r);
+                             }
+                         });
+        ctx->save_for_backward({sum, w, mean, rstd});
+        ctx->saved_data["bias"] = b.defined();
+        return {sum, y};
+    }
+
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        NOPE_PROFILE_SCOPE("nope::residual_add_layer_norm_backward");
+        const kernels::Kernels& k = kernels::selected();
+        const auto saved = ctx->get_saved_variables();
+        const auto& sum = saved[0];
+        const auto& w = saved[1];
+        // undefined gradients arrive as zeros (the function materializes them)
+        const auto gs = grads[0].to(torch::kFloat).contiguous();
+        const auto gy = grads[1].to(torch::kBFloat16).contiguous();
+        const int64_t n = w.numel(), rows = n > 0 ? sum.numel() / n : 0, step = blockRows(n);
+        auto gx = torch::empty_like(sum);
+        auto gb = torch::empty(sum.sizes(), sum.options().dtype(torch::kBFloat16));
+        const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(at::get_num_threads(), rows));
+        auto partial = torch::zeros({parts, 2, n}, w.options());
+        const float* in = sum.data_ptr<float>();
+        const float* mp = saved[2].data_ptr<float>();
+        const float* rp = saved[3].data_ptr<float>();
+        const float* stream = gs.data_ptr<float>();
+        const uint16_t* g = elementsOf<uint16_t>(gy);
+        const float* wp = w.data_ptr<float>();
+        float* dx = gx.data_ptr<float>();
+        uint16_t* db = elementsOf<uint16_t>(gb);
+        float* sums = partial.data_ptr<float>();
+        at::parallel_for(0, parts, 1, [&](int64_t first, int64_t last) {
+            for (int64_t p = first; p < last; ++p) {
+                const int64_t begin = rows * p / parts, end = rows * (p + 1) / parts;
+                float* gw = sums + p * 2 * n;
+                for (int64_t r = begin; r < end; r += step) {
+                    const int64_t count = std::min(step, end - r), at = r * n;
+                    k.layerNormBackwardBf16(in + at, mp + r, rp + r, g + at, wp, count, n, dx + at,
+                                            gw, gw + n);
+                    k.addNarrowBf16(dx + at, stream + at, dx + at, db + at, count * n);
+                }
+            }
+        });
+        const auto total = partial.sum(0);  // (2, n)
+        const bool withBias = ctx->saved_data["bias"].toBool();
+        return {gx, gb, total[0], withBias ? total[1] : torch::Tensor(), torch::Tensor()};
+    }
+};
+
 // C[n] (M x P) = op(A[n]) op(B[n]) over the batch, for contiguous 3-D tensors. A is stored
 // (M x K), or (K x M) when transA; B is stored (K x P), or (P x K) when transB.
 void sgemmBatch(const torch::Tensor& a, bool transA, const torch::Tensor& b, bool transB,
@@ -395,6 +485,32 @@ torch::Tensor residualAdd(const torch::Tensor& x, const torch::Tensor& branch) {
                        x.scalar_type() == torch::kFloat &&
                        branch.scalar_type() == torch::kBFloat16 && x.sizes() == branch.sizes();
     return fused ? ResidualAddBf16::apply(x, branch) : x + branch;
+}
+
+std::pair<torch::Tensor, torch::Tensor> residualAddLayerNorm(const torch::Tensor& x,
+                                                             const torch::Tensor& branch,
+                                                             const torch::Tensor& weight,
+                                                             const torch::Tensor& bias,
+                                                             double eps) {
+    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
+    const auto cpuFloat = [](const torch::Tensor& t) {
+        return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+    };
+    const bool fused =
+        t_fastKernels && kAvx2 && at::autocast::is_cpu_enabled() &&
+        at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && cpuFloat(x) &&
+        branch.device().is_cpu() && branch.scalar_type() == torch::kBFloat16 &&
+        x.sizes() == branch.sizes() && cpuFloat(weight) && weight.dim() == 1 && x.dim() >= 1 &&
+        x.size(-1) == weight.size(0) &&
+        (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0)));
+    if (!fused) {
+        auto sum = residualAdd(x, branch);
+        auto normed = layerNorm(sum, weight, bias, eps);
+        return {std::move(sum), std::move(normed)};
+    }
+    const auto b = bias.defined() ? bias : torch::empty({0});
+    auto outputs = ResidualAddLayerNormBf16::apply(x, branch, weight, b, eps);
+    return {std::move(outputs[0]), std::move(outputs[1])};
 }
 
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB) {

@@ -27,6 +27,7 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace nope {
 
@@ -56,6 +57,16 @@ torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
 // output under bf16 autocast), with fast kernels on, in one pass (kernels::residualAddBf16)
 // with the same result; the branch's gradient is the sum's narrowed to bf16, as LibTorch's.
 torch::Tensor residualAdd(const torch::Tensor& x, const torch::Tensor& branch);
+
+// {x + branch, layerNorm(x + branch, weight, bias, eps)}: a residual add and the LayerNorm that
+// reads the stream next. Under CPU bf16 autocast with fast kernels on (an fp32 x, a bf16 branch)
+// in one pass by blocks of rows that stay in cache, with the values and gradients of the two
+// calls bit for bit (the stream's gradient and LayerNorm's added and narrowed for the branch in
+// the same pass); elsewhere the two calls.
+std::pair<torch::Tensor, torch::Tensor> residualAddLayerNorm(const torch::Tensor& x,
+                                                             const torch::Tensor& branch,
+                                                             const torch::Tensor& weight,
+                                                             const torch::Tensor& bias, double eps);
 
 // a (N, M, K) times b: (N, K, P) when !transposeB, or b^T with b (N, P, K) when transposeB.
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transposeB);

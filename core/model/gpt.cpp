@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace nope {
 
@@ -33,6 +34,11 @@ LayerNormImpl::LayerNormImpl(int64_t dim, bool withBias) {
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
     return layerNorm(x, weight, bias, /*eps=*/1e-5);
+}
+
+std::pair<torch::Tensor, torch::Tensor> LayerNormImpl::addAndForward(const torch::Tensor& x,
+                                                                     const torch::Tensor& branch) {
+    return residualAddLayerNorm(x, branch, weight, bias, /*eps=*/1e-5);
 }
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
@@ -220,16 +226,22 @@ BlockImpl::BlockImpl(const ModelConfig& config) {
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache* cache,
-                                 size_t layer, const torch::Tensor& hidden) {
+                                 size_t layer, const torch::Tensor& hidden,
+                                 const torch::Tensor& normedIn, LayerNormImpl* next,
+                                 torch::Tensor* nextNormed) {
     const bool any = capture != nullptr;
-    auto normed = ln_1(x);
+    const auto normed = normedIn.defined() ? normedIn : ln_1(x);
     torch::Tensor heads;
-    x = residualAdd(
+    auto [stream, mlpIn] = ln_2->addAndForward(
         x, attn->forward(normed,
                          any && capture->wanted.contains(CapturePoint::Attn) ? &heads : nullptr,
                          cache, layer, hidden,
                          any && capture->attentionWeights ? &capture->weights[layer] : nullptr));
-    x = residualAdd(x, mlp(ln_2(x)));
+    if (next != nullptr && nextNormed != nullptr) {
+        std::tie(x, *nextNormed) = next->addAndForward(stream, mlp(mlpIn));
+    } else {
+        x = residualAdd(stream, mlp(mlpIn));
+    }
     if (any) {
         if (capture->wanted.contains(CapturePoint::AttnIn)) {
             capture->attnIn[layer] = normed;
@@ -340,8 +352,18 @@ torch::Tensor GptImpl::run(torch::Tensor x, HiddenStates* capture, Head head, Kv
             capture->embedding = x;
         }
     }
-    for (size_t l = 0; l < transformer->blocks.size(); ++l) {
-        x = transformer->blocks[l]->forward(x, capture, cache, l, hidden);
+    // each block's last residual add and the LayerNorm after it in one pass: the next block's
+    // ln_1, and ln_f when every position gets logits
+    const size_t L = transformer->blocks.size();
+    torch::Tensor normed;
+    for (size_t l = 0; l < L; ++l) {
+        LayerNormImpl* next = l + 1 < L                    ? transformer->blocks[l + 1]->ln_1.get()
+                              : head == Head::AllPositions ? transformer->ln_f.get()
+                                                           : nullptr;
+        torch::Tensor nextNormed;
+        x = transformer->blocks[l]->forward(x, capture, cache, l, hidden, normed, next,
+                                            &nextNormed);
+        normed = std::move(nextNormed);
     }
     if (cache) {
         cache->length += T;
@@ -350,10 +372,11 @@ torch::Tensor GptImpl::run(torch::Tensor x, HiddenStates* capture, Head head, Kv
         return x;
     }
     if (head == Head::LastPosition) {
-        x = x.slice(/*dim=*/1, T - 1, T);
+        normed = transformer->ln_f(x.slice(/*dim=*/1, T - 1, T));
+    } else if (!normed.defined()) {
+        normed = transformer->ln_f(x);  // no blocks
     }
-    return nope::linear(transformer->ln_f(x), transformer->wte->weight,
-                        {});  // tied head, (B, T, V)
+    return nope::linear(normed, transformer->wte->weight, {});  // tied head, (B, T, V)
 }
 
 torch::Tensor paddingMask(const torch::Tensor& keyPadding, int64_t past) {

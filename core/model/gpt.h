@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <utility>
 #include <vector>
 
 #include "model/attention_variant.h"
@@ -46,6 +47,10 @@ struct KvCache {
 struct LayerNormImpl : torch::nn::Module {
     LayerNormImpl(int64_t dim, bool bias);
     torch::Tensor forward(const torch::Tensor& x);
+    // {x + branch, forward(x + branch)}: the residual add before this LayerNorm, in one pass
+    // with it where nope::residualAddLayerNorm fuses them.
+    std::pair<torch::Tensor, torch::Tensor> addAndForward(const torch::Tensor& x,
+                                                          const torch::Tensor& branch);
 
     torch::Tensor weight;
     torch::Tensor bias;  // undefined without bias
@@ -91,9 +96,13 @@ TORCH_MODULE(Mlp);
 struct BlockImpl : torch::nn::Module {
     explicit BlockImpl(const ModelConfig& config);
     // Records this block's attn_in, attn and resid into `capture` at `layer` (0-based) when given.
+    // `normed`, when defined, is ln_1(x) already (the block before normalized its output in the
+    // pass of its last residual add). With `next` (the LayerNorm that reads this block's output:
+    // the next block's ln_1, or ln_f), *nextNormed gets next(output), made in that pass.
     torch::Tensor forward(torch::Tensor x, HiddenStates* capture = nullptr,
                           KvCache* cache = nullptr, size_t layer = 0,
-                          const torch::Tensor& hidden = {});
+                          const torch::Tensor& hidden = {}, const torch::Tensor& normed = {},
+                          LayerNormImpl* next = nullptr, torch::Tensor* nextNormed = nullptr);
 
     LayerNorm ln_1{nullptr};
     CausalSelfAttention attn{nullptr};

@@ -181,6 +181,10 @@ TEST(FastOps, KernelsAgreeAcrossInstructionSets) {
     kernels::avx2::roundToBf16(g.data_ptr<float>(), a.data(), n);  // the bf16 rounding
     kernels::avx512::roundToBf16(g.data_ptr<float>(), b.data(), n);
     EXPECT_EQ(a, b);
+    kernels::avx2::addNarrowBf16(x.data_ptr<float>(), g.data_ptr<float>(), a.data(), c.data(), n);
+    kernels::avx512::addNarrowBf16(x.data_ptr<float>(), g.data_ptr<float>(), b.data(), d.data(), n);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(c, d);
     // the dropout mask: the same bits, in fp32 and bf16, from any first pair
     const uint32_t threshold = static_cast<uint32_t>(0.3 * 4294967296.0);
     std::vector<float> m2(2 * 517), m5(2 * 517);
