@@ -9,6 +9,7 @@
 
 #include <new>
 #include <stdexcept>
+#include <vector>
 
 namespace nope {
 
@@ -59,6 +60,16 @@ void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const floa
     if (status != dnnl_success) {
         throw std::runtime_error("oneDNN sgemm failed with status " +
                                  std::to_string(static_cast<int>(status)));
+    }
+}
+
+void prepareSgemm() {
+    constexpr int64_t n = 64;
+    std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n);
+    for (const char transA : {'N', 'T'}) {
+        for (const char transB : {'N', 'T'}) {
+            sgemm(transA, transB, n, n, n, a.data(), n, b.data(), n, c.data());
+        }
     }
 }
 

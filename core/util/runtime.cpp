@@ -1,5 +1,6 @@
 #include "util/runtime.h"
 
+#include "model/gemm.h"
 #include "util/cpu_allocator.h"
 
 #include <malloc.h>
@@ -47,6 +48,7 @@ void configureRuntime(int threads) {
     // and keep LibTorch's large blocks past what glibc keeps (util/cpu_allocator.h)
     installCachingCpuAllocator();
     applyThreadCount(threads);
+    prepareSgemm();
 }
 
 }  // namespace nope

@@ -15,8 +15,8 @@ int availableCores();
 // template runs its loop serially then, without a word).
 int loopThreads();
 
-// Call once at startup: tunes malloc, installs the caching CPU allocator and sets the thread
-// count (0 = all cores).
+// Call once at startup: tunes malloc, installs the caching CPU allocator, sets the thread count
+// (0 = all cores) and has oneDNN generate its sgemm code (prepareSgemm, model/gemm.h).
 void configureRuntime(int threads);
 
 // Sets LibTorch's (and OpenMP's) thread count for the calling thread, and flushes denormal
