@@ -233,9 +233,12 @@ int runSweepTask(const fs::path& sweepDir, long index, study::StopRequest& stop)
         end.seconds = e.seconds;
     };
     study::runJobs({{run.commands, sweepDir / run.log}}, 1, stop, callbacks);
-    writeFileAtomic(study::runFolder(sweepDir, run) / study::kTaskEndFile, study::taskEndJson(end));
+    // the task's line in its Slurm output first: the sweep may end as soon as the status file is
+    // there, and a reader of the output then finds the line in it
     std::printf("run %s: %s (exit %d) in %.1f s\n", run.id.c_str(),
                 study::toString(end.status).c_str(), end.exitCode, end.seconds);
+    std::fflush(stdout);
+    writeFileAtomic(study::runFolder(sweepDir, run) / study::kTaskEndFile, study::taskEndJson(end));
     return end.status == RunStatus::Done     ? kExitOk
            : end.status == RunStatus::Failed ? kExitFailure
                                              : kExitInterrupted;
