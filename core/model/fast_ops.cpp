@@ -458,16 +458,28 @@ torch::Tensor geluTanh(const torch::Tensor& x) {
     return supported ? GeluTanh::apply(x) : torch::gelu(x, "tanh");
 }
 
+namespace {
+
+bool cpuFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
+}
+
+// Whether the LayerNorm kernels take x with this weight and bias: fast kernels on, an AVX2 CPU,
+// fp32 CPU tensors, a 1-D weight of x's last size and a bias of its size or none.
+bool layerNormKernelsTake(const torch::Tensor& x, const torch::Tensor& weight,
+                          const torch::Tensor& bias) {
+    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
+    return t_fastKernels && kAvx2 && cpuFloat(x) && cpuFloat(weight) && weight.dim() == 1 &&
+           x.dim() >= 1 && x.size(-1) == weight.size(0) &&
+           (!bias.defined() ||
+            (cpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0)));
+}
+
+}  // namespace
+
 torch::Tensor layerNorm(const torch::Tensor& x, const torch::Tensor& weight,
                         const torch::Tensor& bias, double eps) {
-    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
-    const auto cpuFloat = [](const torch::Tensor& t) {
-        return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
-    };
-    const bool fused =
-        t_fastKernels && kAvx2 && cpuFloat(x) && cpuFloat(weight) && weight.dim() == 1 &&
-        x.dim() >= 1 && x.size(-1) == weight.size(0) &&
-        (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0)));
+    const bool fused = layerNormKernelsTake(x, weight, bias);
     // an empty tensor for no bias: a custom function's inputs must be defined
     const auto b = bias.defined() ? bias : torch::empty({0});
     if (fused && !at::autocast::is_cpu_enabled()) {
@@ -492,17 +504,10 @@ std::pair<torch::Tensor, torch::Tensor> residualAddLayerNorm(const torch::Tensor
                                                              const torch::Tensor& weight,
                                                              const torch::Tensor& bias,
                                                              double eps) {
-    static const bool kAvx2 = kernels::cpuHasAvx2Fma();
-    const auto cpuFloat = [](const torch::Tensor& t) {
-        return t.device().is_cpu() && t.scalar_type() == torch::kFloat;
-    };
-    const bool fused =
-        t_fastKernels && kAvx2 && at::autocast::is_cpu_enabled() &&
-        at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && cpuFloat(x) &&
-        branch.device().is_cpu() && branch.scalar_type() == torch::kBFloat16 &&
-        x.sizes() == branch.sizes() && cpuFloat(weight) && weight.dim() == 1 && x.dim() >= 1 &&
-        x.size(-1) == weight.size(0) &&
-        (!bias.defined() || (cpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0)));
+    const bool fused = layerNormKernelsTake(x, weight, bias) && at::autocast::is_cpu_enabled() &&
+                       at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 &&
+                       branch.device().is_cpu() && branch.scalar_type() == torch::kBFloat16 &&
+                       x.sizes() == branch.sizes();
     if (!fused) {
         auto sum = residualAdd(x, branch);
         auto normed = layerNorm(sum, weight, bias, eps);
