@@ -7,6 +7,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <atomic>
+#include <chrono>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -64,13 +66,40 @@ void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const floa
 }
 
 void prepareSgemm() {
-    constexpr int64_t n = 64;
-    std::vector<float> a(n * n, 1.0f), b(n * n, 1.0f), c(n * n);
-    for (const char transA : {'N', 'T'}) {
-        for (const char transB : {'N', 'T'}) {
-            sgemm(transA, transB, n, n, n, a.data(), n, b.data(), n, c.data());
+    // oneDNN 2.6 generates three groups of code, each at the first product that needs it: the
+    // 64 x 64 products need two, and the tiny ones (a row or a column of 2) the third, which the
+    // analysis's cosine products of short prompts first needed (found with gdb on pthread_once;
+    // after these no shape from 1 to 2048 generated more).
+    struct Shape {
+        int64_t m, n, k;
+    };
+    constexpr int64_t kLargest = 64 * 64;
+    std::vector<float> a(kLargest, 1.0f), b(kLargest, 1.0f), c(kLargest);
+    for (const Shape s : {Shape{64, 64, 64}, Shape{2, 2, 2}, Shape{2, 1, 2}, Shape{1, 2, 2}}) {
+        for (const char transA : {'N', 'T'}) {
+            for (const char transB : {'N', 'T'}) {
+                sgemm(transA, transB, s.m, s.n, s.k, a.data(), transA == 'N' ? s.k : s.m, b.data(),
+                      transB == 'N' ? s.n : s.k, c.data());
+            }
         }
     }
+    if (!weightGradientsThroughOpenBlas()) {
+        return;
+    }
+    // OpenBLAS maps a work buffer for each thread that is in a product at the same time, at its
+    // first such product, and crashes where that mapping fails. Each thread of the pool runs one
+    // product, started together, so that the buffers of the split step's shares exist early.
+    const int threads = at::get_num_threads();
+    std::atomic<int> arrived{0};
+    at::parallel_for(0, threads, 1, [&](int64_t, int64_t) {
+        constexpr int64_t n = 64;
+        std::vector<float> x(n * n, 1.0f), dy(n * n, 1.0f), dw(n * n);
+        ++arrived;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+        while (arrived.load() < threads && std::chrono::steady_clock::now() < deadline) {
+        }
+        openBlasWeightGradient(n, n, n, dy.data(), x.data(), dw.data());
+    });
 }
 
 bool openBlasWeightGradient(int64_t M, int64_t N, int64_t K, const float* dY, const float* X,

@@ -13,9 +13,11 @@ namespace nope {
 void sgemm(char transA, char transB, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
            const float* B, int64_t ldb, float* C);
 
-// One small product of each transposition through sgemm, so that oneDNN writes its sgemm code
-// (generated at the first call, once per process) while memory is plentiful: generated where the
-// process's memory had run out, it crashed instead of reporting it (configureRuntime calls it).
+// Small products through sgemm, of each transposition and of the shapes that need code of their
+// own, so that oneDNN writes its sgemm code (generated at the first call that needs it, once per
+// process) while memory is plentiful: generated where the process's memory had run out, it
+// crashed instead of reporting it. Where weight gradients go through OpenBLAS, one product on each
+// thread as well, for OpenBLAS's work buffers (configureRuntime calls it).
 void prepareSgemm();
 
 // A Linear's weight gradient, dW (N x K) = dY^T X for dY (M x N) and X (M x K), all row-major and
