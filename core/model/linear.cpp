@@ -5,6 +5,9 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <atomic>
+#include <utility>
+
 namespace nope {
 
 namespace {
@@ -45,6 +48,21 @@ struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
     }
 };
 
+// autocast's cast of a weight, with its bf16 copy made beforehand: forward the copy, backward the
+// gradient widened to fp32, as the backward of autocast's cast (a `to`) gives it.
+struct SharedCast : torch::autograd::Function<SharedCast> {
+    static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor&,
+                                 const torch::Tensor& copy) {
+        return copy;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::tensor_list grads) {
+        return {grads[0].to(torch::kFloat), torch::Tensor()};
+    }
+};
+
+std::atomic<const SharedBf16Weights*> g_sharedWeights{nullptr};
+
 bool useDnnl(const torch::Tensor& x, const torch::Tensor& w) {
     return fastKernelsEnabled() && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
            w.scalar_type() == torch::kFloat && x.dim() >= 2 && !at::autocast::is_cpu_enabled();
@@ -68,10 +86,49 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
         return y.to(torch::kBFloat16).view(shape);
     }
     if (!useDnnl(x, weight)) {
+        const SharedBf16Weights* shared = g_sharedWeights.load(std::memory_order_acquire);
+        const torch::Tensor* copy = shared != nullptr && at::autocast::is_cpu_enabled() &&
+                                            at::autocast::get_autocast_cpu_dtype() == at::kBFloat16
+                                        ? shared->copyOf(weight)
+                                        : nullptr;
+        if (copy != nullptr) {
+            return torch::linear(x, SharedCast::apply(weight, *copy), bias);
+        }
         return torch::linear(x, weight, bias);
     }
     auto y = DnnlLinear::apply(x.reshape({-1, K}).contiguous(), weight.contiguous()).view(shape);
     return bias.defined() ? y + bias : y;
+}
+
+SharedBf16Weights::SharedBf16Weights(const std::vector<torch::Tensor>& params, int64_t threads)
+    : m_previous(g_sharedWeights.load()) {
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> casts;  // (weight flat, copy flat)
+    for (const auto& p : params) {
+        if (p.defined() && p.dim() == 2 && p.device().is_cpu() &&
+            p.scalar_type() == torch::kFloat && p.is_contiguous()) {
+            auto copy = torch::empty(p.sizes(), p.options().dtype(torch::kBFloat16));
+            casts.emplace_back(p.detach().view(-1), copy.view(-1));
+            m_copies.emplace(p.unsafeGetTensorImpl(), std::move(copy));
+        }
+    }
+    // each thread casts its slice of every weight
+    onEachThread(threads, [&](int64_t t) {
+        torch::NoGradGuard noGrad;
+        for (auto& [from, to] : casts) {
+            const int64_t n = from.numel(), begin = n * t / threads, end = n * (t + 1) / threads;
+            to.narrow(0, begin, end - begin).copy_(from.narrow(0, begin, end - begin));
+        }
+    });
+    g_sharedWeights.store(this, std::memory_order_release);
+}
+
+SharedBf16Weights::~SharedBf16Weights() {
+    g_sharedWeights.store(m_previous, std::memory_order_release);
+}
+
+const torch::Tensor* SharedBf16Weights::copyOf(const torch::Tensor& weight) const {
+    const auto found = m_copies.find(weight.unsafeGetTensorImpl());
+    return found == m_copies.end() ? nullptr : &found->second;
 }
 
 LinearImpl::LinearImpl(int64_t inFeatures, int64_t outFeatures, bool withBias) {

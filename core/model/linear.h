@@ -9,11 +9,35 @@
 
 #include <torch/torch.h>
 
+#include <unordered_map>
+#include <vector>
+
 namespace nope {
 
 // y = x W^T + b over the last dimension of x; b may be undefined.
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
                      const torch::Tensor& bias);
+
+// bf16 copies of a model's weights, cast once for all the shares of a split training step
+// (training/split_step.cpp): autocast keeps its bf16 copies per thread, so each share cast every
+// weight again. While one lives, nope::linear under bf16 autocast takes a weight's copy from it,
+// and the gradient reaches the fp32 weight as through autocast's own cast (the same values and
+// gradients, bit for bit). Made on one thread before the shares start (the casting itself split
+// over `threads` threads), read by all of them; the weights must not change while it lives.
+class SharedBf16Weights {
+public:
+    SharedBf16Weights(const std::vector<torch::Tensor>& params, int64_t threads);
+    ~SharedBf16Weights();
+    SharedBf16Weights(const SharedBf16Weights&) = delete;
+    SharedBf16Weights& operator=(const SharedBf16Weights&) = delete;
+
+    // The copy of `weight`, or null where it has none.
+    const torch::Tensor* copyOf(const torch::Tensor& weight) const;
+
+private:
+    std::unordered_map<const c10::TensorImpl*, torch::Tensor> m_copies;
+    const SharedBf16Weights* m_previous;
+};
 
 struct LinearImpl : torch::nn::Module {
     LinearImpl(int64_t inFeatures, int64_t outFeatures, bool bias);

@@ -1,10 +1,14 @@
 // The training step split between the threads of one process (Trainer::splitStep).
 
+#include <ATen/autocast_mode.h>
+
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "model/dropout.h"
 #include "model/fast_ops.h"
+#include "model/linear.h"
 #include "training/trainer.h"
 #include "util/rng.h"
 
@@ -41,6 +45,12 @@ Trainer::StepResult Trainer::splitStep(const Batch& batch, uint64_t dropoutSeed,
     if (total == 0.0) {  // no target in the batch: its mean loss is NaN, as in one piece
         m_optimizer->zeroGrad();
         return {std::nan(""), 0.0};
+    }
+    // the weights' bf16 copies cast once for both shares, not once in each (model/linear.h)
+    std::optional<SharedBf16Weights> bf16Weights;
+    if (shares > 1 && at::autocast::is_cpu_enabled() &&
+        at::autocast::get_autocast_cpu_dtype() == at::kBFloat16 && !emulatingBf16Products()) {
+        bf16Weights.emplace(params, shares);
     }
     std::vector<double> losses(static_cast<size_t>(shares), 0.0);
     std::vector<std::vector<torch::Tensor>> grads(static_cast<size_t>(shares));
