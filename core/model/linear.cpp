@@ -87,7 +87,8 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
     }
     if (!useDnnl(x, weight)) {
         const SharedBf16Weights* shared = g_sharedWeights.load(std::memory_order_acquire);
-        const torch::Tensor* copy = shared != nullptr && at::autocast::is_cpu_enabled() &&
+        const torch::Tensor* copy = shared != nullptr && fastKernelsEnabled() &&
+                                            at::autocast::is_cpu_enabled() &&
                                             at::autocast::get_autocast_cpu_dtype() == at::kBFloat16
                                         ? shared->copyOf(weight)
                                         : nullptr;

@@ -20,10 +20,11 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 
 // bf16 copies of a model's weights, cast once for all the shares of a split training step
 // (training/split_step.cpp): autocast keeps its bf16 copies per thread, so each share cast every
-// weight again. While one lives, nope::linear under bf16 autocast takes a weight's copy from it,
-// and the gradient reaches the fp32 weight as through autocast's own cast (the same values and
-// gradients, bit for bit). Made on one thread before the shares start (the casting itself split
-// over `threads` threads), read by all of them; the weights must not change while it lives.
+// weight again. While one lives, nope::linear under bf16 autocast (fast kernels on) takes a
+// weight's copy from it, and the gradient reaches the fp32 weight as through autocast's own cast
+// (the same values and gradients, bit for bit). Made on one thread before the shares start (the
+// casting itself split over `threads` threads), read by all of them; the weights must not change
+// while it lives.
 class SharedBf16Weights {
 public:
     SharedBf16Weights(const std::vector<torch::Tensor>& params, int64_t threads);
