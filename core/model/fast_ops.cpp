@@ -23,6 +23,7 @@ namespace {
 constexpr int64_t kGrain = 32768;
 
 thread_local bool t_fastKernels = true;
+thread_local const SharedBf16Weights* t_sharedBf16Weights = nullptr;
 
 Bf16Products bf16ProductsFromEnvironment() {
     const char* value = std::getenv("NOPESCOPE_BF16_PRODUCTS");
@@ -432,6 +433,14 @@ void setFastKernels(bool enabled) {
     t_fastKernels = enabled;
 }
 
+const SharedBf16Weights* sharedBf16Weights() {
+    return t_sharedBf16Weights;
+}
+
+void setSharedBf16Weights(const SharedBf16Weights* weights) {
+    t_sharedBf16Weights = weights;
+}
+
 void onEachThread(int64_t count, const std::function<void(int64_t)>& work) {
     if (count <= 1 || at::in_parallel_region()) {
         for (int64_t i = 0; i < count; ++i) {
@@ -441,9 +450,12 @@ void onEachThread(int64_t count, const std::function<void(int64_t)>& work) {
     }
     const at::ThreadLocalState caller;
     const bool fast = fastKernelsEnabled();
+    const SharedBf16Weights* const shared = sharedBf16Weights();
     at::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) {
         at::ThreadLocalStateGuard guard(caller);
         FastKernelsScope kernels(fast);
+        ScopedSetting<const SharedBf16Weights*, sharedBf16Weights, setSharedBf16Weights> weights(
+            shared);
         for (int64_t i = begin; i < end; ++i) {
             work(i);
         }

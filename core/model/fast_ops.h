@@ -112,9 +112,16 @@ private:
 // Turns the fast kernels on or off on this thread while it lives.
 using FastKernelsScope = ScopedSetting<bool, fastKernelsEnabled, setFastKernels>;
 
+// The bf16 weight copies nope::linear reads on this thread (model/linear.h), null where none:
+// set by SharedBf16Weights on the thread that makes them, carried to the workers by onEachThread.
+class SharedBf16Weights;
+const SharedBf16Weights* sharedBf16Weights();
+void setSharedBf16Weights(const SharedBf16Weights* weights);
+
 // Runs work(0) .. work(count - 1) split between the intra-op threads, each thread its indices one
 // after another with every operator inline (single-threaded) on its core, under the caller's
-// LibTorch thread-local state (grad mode, autocast, the profiler) and fast-kernel setting; on the
+// LibTorch thread-local state (grad mode, autocast, the profiler), fast-kernel setting and shared
+// bf16 weights (each worker's restored when its part ends); on the
 // caller alone when count is 1 or it already runs in a parallel region. The first exception
 // reaches the caller. For work on the CPU: at small sizes two cores each running half of it
 // alone beat both sharing every operator (the analysis, the training step).

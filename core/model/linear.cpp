@@ -5,7 +5,6 @@
 
 #include <ATen/autocast_mode.h>
 
-#include <atomic>
 #include <utility>
 
 namespace nope {
@@ -61,8 +60,6 @@ struct SharedCast : torch::autograd::Function<SharedCast> {
     }
 };
 
-std::atomic<const SharedBf16Weights*> g_sharedWeights{nullptr};
-
 bool useDnnl(const torch::Tensor& x, const torch::Tensor& w) {
     return fastKernelsEnabled() && x.device().is_cpu() && x.scalar_type() == torch::kFloat &&
            w.scalar_type() == torch::kFloat && x.dim() >= 2 && !at::autocast::is_cpu_enabled();
@@ -86,7 +83,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
         return y.to(torch::kBFloat16).view(shape);
     }
     if (!useDnnl(x, weight)) {
-        const SharedBf16Weights* shared = g_sharedWeights.load(std::memory_order_acquire);
+        const SharedBf16Weights* shared = sharedBf16Weights();
         const torch::Tensor* copy = shared != nullptr && fastKernelsEnabled() &&
                                             at::autocast::is_cpu_enabled() &&
                                             at::autocast::get_autocast_cpu_dtype() == at::kBFloat16
@@ -102,7 +99,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 }
 
 SharedBf16Weights::SharedBf16Weights(const std::vector<torch::Tensor>& params, int64_t threads)
-    : m_previous(g_sharedWeights.load()) {
+    : m_previous(sharedBf16Weights()) {
     std::vector<std::pair<torch::Tensor, torch::Tensor>> casts;  // (weight flat, copy flat)
     for (const auto& p : params) {
         if (p.defined() && p.dim() == 2 && p.device().is_cpu() &&
@@ -120,11 +117,11 @@ SharedBf16Weights::SharedBf16Weights(const std::vector<torch::Tensor>& params, i
             to.narrow(0, begin, end - begin).copy_(from.narrow(0, begin, end - begin));
         }
     });
-    g_sharedWeights.store(this, std::memory_order_release);
+    setSharedBf16Weights(this);
 }
 
 SharedBf16Weights::~SharedBf16Weights() {
-    g_sharedWeights.store(m_previous, std::memory_order_release);
+    setSharedBf16Weights(m_previous);
 }
 
 const torch::Tensor* SharedBf16Weights::copyOf(const torch::Tensor& weight) const {

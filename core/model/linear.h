@@ -23,8 +23,10 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 // weight again. While one lives, nope::linear under bf16 autocast (fast kernels on) takes a
 // weight's copy from it, and the gradient reaches the fp32 weight as through autocast's own cast
 // (the same values and gradients, bit for bit). Made on one thread before the shares start (the
-// casting itself split over `threads` threads), read by all of them; the weights must not change
-// while it lives.
+// casting itself split over `threads` threads), it is that thread's until it ends, and the
+// threads onEachThread starts from there read it too (sharedBf16Weights, model/fast_ops.h): other
+// threads, another trainer's among them, never see it. The weights must not change while it
+// lives; one made inside another's lifetime must end first.
 class SharedBf16Weights {
 public:
     SharedBf16Weights(const std::vector<torch::Tensor>& params, int64_t threads);

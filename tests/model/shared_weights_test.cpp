@@ -4,7 +4,10 @@
 
 #include <torch/torch.h>
 
+#include <ATen/Parallel.h>
+
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "common/model_config.h"
@@ -91,6 +94,45 @@ TEST(SharedBf16Weights, LinearReadsTheCopyWhileItLives) {
     }
     EXPECT_TRUE(torch::equal(changed, before * 2));  // doubling is exact in bf16
     EXPECT_TRUE(torch::equal(after, before));
+}
+
+// The copies belong to the thread that made them and to the parts onEachThread runs from there;
+// a thread of its own (another trainer's) never sees them, and the pool's threads forget them
+// when their part ends.
+TEST(SharedBf16Weights, SeenByTheSharesOnly) {
+    const auto w = torch::randn({8, 16}).requires_grad_();
+    const int before = at::get_num_threads();
+    at::set_num_threads(2);
+    {
+        SharedBf16Weights copies({w}, 2);
+        EXPECT_EQ(sharedBf16Weights(), &copies);
+        copies.copyOf(w)->zero_();  // what the shares' products read
+        std::vector<const SharedBf16Weights*> seen(2, nullptr);
+        std::vector<torch::Tensor> products(2);
+        AutocastScope bf16(true);
+        onEachThread(2, [&](int64_t i) {
+            seen[i] = sharedBf16Weights();
+            products[i] = linear(torch::ones({3, 16}), w, torch::Tensor());
+        });
+        EXPECT_EQ(seen[0], &copies);
+        EXPECT_EQ(seen[1], &copies);
+        EXPECT_TRUE(products[0].eq(0).all().item<bool>());
+        EXPECT_TRUE(products[1].eq(0).all().item<bool>());
+        const SharedBf16Weights* elsewhere = &copies;
+        std::thread([&] { elsewhere = sharedBf16Weights(); }).join();
+        EXPECT_EQ(elsewhere, nullptr);
+    }
+    EXPECT_EQ(sharedBf16Weights(), nullptr);
+    const auto* unread = reinterpret_cast<const SharedBf16Weights*>(&w);  // not a pointer it holds
+    std::vector<const SharedBf16Weights*> after(2, unread);
+    at::parallel_for(0, 2, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+            after[i] = sharedBf16Weights();
+        }
+    });
+    EXPECT_EQ(after[0], nullptr);
+    EXPECT_EQ(after[1], nullptr);
+    at::set_num_threads(before);
 }
 
 }  // namespace
