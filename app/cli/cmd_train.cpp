@@ -106,6 +106,22 @@ void printByLength(const EvalResult& eval) {
     std::printf("\n");
 }
 
+// What each stage of the curriculum draws, and from which step (nothing without one).
+void printCurriculum(const std::vector<CurriculumStage>& stages, int steps) {
+    if (stages.empty()) {
+        if (steps > 0) {
+            std::printf("curriculum: none (no shorter prompts fill a batch)\n\n");
+        }
+        return;
+    }
+    std::printf("curriculum:");
+    for (const CurriculumStage& s : stages) {
+        std::printf(" prompts of up to %d characters (%s examples) from step %s,", s.longestPrompt,
+                    withCommas(s.examples).c_str(), withCommas(s.firstStep).c_str());
+    }
+    std::printf(" all from step %s\n\n", withCommas(steps).c_str());
+}
+
 struct RunPlan {
     std::unique_ptr<Trainer> trainer;
     fs::path out;
@@ -418,6 +434,7 @@ int runTrain(const Args& args) {
         toString(m.positional).c_str(), toString(m.attention).c_str(),
         toString(t.objective).c_str(), precisionText(t.precision).c_str(), t.batchSize,
         t.learningRate, t.steps, plan.out.c_str());
+    printCurriculum(trainer.curriculumStages(), t.curriculumSteps);
     if (plan.rendezvous) {
         std::printf("data parallel: %d processes, each trains on %d of the batch's %d rows\n\n",
                     plan.rendezvous->worldSize, t.batchSize / plan.rendezvous->worldSize,

@@ -487,6 +487,16 @@ std::vector<Setting> makeTable() {
              "lm objective: tokens per training window (at most {context})"},
             [](RunSpec& s) -> int& { return s.train.windowLength; }, 2, 4096),
         integer(
+            {"curriculum-steps",
+             S::Training,
+             "train/curriculum_steps",
+             "answer and masked objectives: the first N steps draw the shortest prompts first, "
+             "one more prompt length at each of equal stages (those holding a batch), then all",
+             false,
+             {},
+             "0 (off) to 10000000"},
+            [](RunSpec& s) -> int& { return s.train.curriculumSteps; }, 0, 10000000),
+        integer(
             {"eval-every", S::Training, "train/eval_every", "steps between test evaluations", true},
             [](RunSpec& s) -> int& { return s.train.evalEvery; }, 1, 10000000),
         integer(

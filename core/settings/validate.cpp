@@ -91,6 +91,12 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
     if (c.objective == Objective::Lm) {
         atMost(c.windowLength <= contextLength, "window", c.windowLength,
                "the {context} of " + std::to_string(contextLength));
+        if (c.curriculumSteps > 0) {
+            errors.push_back({"curriculum-steps",
+                              std::to_string(c.curriculumSteps) +
+                                  " with the lm objective, whose windows cut across examples "
+                                  "(allowed: 0, or the answer or masked {objective})"});
+        }
     }
     atMost(c.evalSamples <= c.data.testSize, "eval-samples", c.evalSamples,
            "the {test-size} of " + std::to_string(c.data.testSize));

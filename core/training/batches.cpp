@@ -28,7 +28,7 @@ int answerSequenceLength(TaskKind task) {
 }
 
 BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Objective objective,
-                         int windowLength, uint64_t seed)
+                         int windowLength, uint64_t seed, Curriculum curriculum)
     : m_task(task),
       m_examples(examples),
       m_objective(objective),
@@ -36,6 +36,24 @@ BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Ob
       m_rng(seed) {
     if (examples.empty()) {
         throw std::invalid_argument("no training examples");
+    }
+    if (curriculum.steps > 0 && objective != Objective::Lm) {
+        m_curriculumSteps = curriculum.steps;
+        m_byLength.resize(examples.size());
+        for (size_t i = 0; i < m_byLength.size(); ++i) {
+            m_byLength[i] = i;
+        }
+        std::stable_sort(m_byLength.begin(), m_byLength.end(), [&](size_t a, size_t b) {
+            return examples[a].prompt.size() < examples[b].prompt.size();
+        });
+        // a stage ends after the last example of each prompt length but the longest
+        for (size_t i = 1; i < m_byLength.size(); ++i) {
+            const bool longer =
+                examples[m_byLength[i]].prompt.size() > examples[m_byLength[i - 1]].prompt.size();
+            if (longer && static_cast<int64_t>(i) >= curriculum.minPool) {
+                m_stageEnds.push_back(static_cast<int64_t>(i));
+            }
+        }
     }
     if (objective == Objective::Lm) {
         std::vector<size_t> order(examples.size());
@@ -56,8 +74,29 @@ BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Ob
     }
 }
 
-Batch BatchSource::next(int batchSize) {
-    return m_objective == Objective::Lm ? nextWindows(batchSize) : nextAnswers(batchSize);
+Batch BatchSource::next(int batchSize, int step) {
+    return m_objective == Objective::Lm ? nextWindows(batchSize) : nextAnswers(batchSize, step);
+}
+
+int64_t BatchSource::poolSize(int step) const {
+    if (m_stageEnds.empty() || step >= m_curriculumSteps) {
+        return static_cast<int64_t>(m_examples.size());
+    }
+    const auto stages = static_cast<int64_t>(m_stageEnds.size());
+    return m_stageEnds[std::max<int64_t>(0, step) * stages / m_curriculumSteps];
+}
+
+std::vector<CurriculumStage> BatchSource::curriculumStages() const {
+    std::vector<CurriculumStage> stages;
+    const auto count = static_cast<int64_t>(m_stageEnds.size());
+    for (int64_t k = 0; k < count; ++k) {
+        const int64_t end = m_stageEnds[k];
+        // the first step s with s * count / steps = k
+        const int64_t first = (k * m_curriculumSteps + count - 1) / count;
+        stages.push_back({static_cast<int>(first),
+                          static_cast<int>(m_examples[m_byLength[end - 1]].prompt.size()), end});
+    }
+    return stages;
 }
 
 Batch BatchSource::nextWindows(int batchSize) {
@@ -75,11 +114,14 @@ Batch BatchSource::nextWindows(int batchSize) {
     return {inputs, targets, {}};
 }
 
-Batch BatchSource::nextAnswers(int batchSize) {
+Batch BatchSource::nextAnswers(int batchSize, int step) {
+    const int64_t pool = poolSize(step);
+    const bool staged = pool < static_cast<int64_t>(m_examples.size());
     std::vector<Example> chosen;
     chosen.reserve(batchSize);
     for (int b = 0; b < batchSize; ++b) {
-        chosen.push_back(m_examples[uniformInt(m_rng, 0, m_examples.size() - 1)]);
+        const size_t drawn = uniformInt(m_rng, 0, pool - 1);
+        chosen.push_back(m_examples[staged ? m_byLength[drawn] : drawn]);
     }
     return answerBatch(chosen);
 }

@@ -7,6 +7,8 @@
 //           common length; targets only on the answer and its terminator, -1 elsewhere.
 //   masked  as answer, and the batch marks the left padding for the model to mask out of
 //           attention.
+// A curriculum (answer and masked objectives) makes the first steps draw from the examples with
+// the shortest prompts: see Curriculum.
 #pragma once
 
 #include <torch/torch.h>
@@ -39,12 +41,36 @@ std::string trainingLine(TaskKind task, const Example& example);
 // Length every answer-objective sequence is padded to: longest prompt + answer budget.
 int answerSequenceLength(TaskKind task);
 
+// Over the first `steps` steps the batches draw from the shorter examples only. The stages are
+// the prompt lengths below the longest whose examples, with all shorter ones, fill at least
+// `minPool` (a batch: no stage draws from fewer examples than a batch holds); the steps are
+// split evenly among them, each stage adding the examples of its length, and from step `steps`
+// on the batches draw from all examples. Off with steps = 0, or where the prompts have a single
+// length.
+struct Curriculum {
+    int steps = 0;
+    int minPool = 1;
+};
+
+// One stage of a curriculum: from `firstStep` on, the examples whose prompts have at most
+// `longestPrompt` characters (`examples` of them).
+struct CurriculumStage {
+    int firstStep = 0;
+    int longestPrompt = 0;
+    int64_t examples = 0;
+};
+
 class BatchSource {
 public:
     BatchSource(TaskKind task, const std::vector<Example>& examples, Objective objective,
-                int windowLength, uint64_t seed);
+                int windowLength, uint64_t seed, Curriculum curriculum = {});
 
-    Batch next(int batchSize);
+    // The batch of step `step` (which the curriculum reads; the order of draws is the RNG's).
+    Batch next(int batchSize, int step = 0);
+    // How many examples step `step` draws from: the shortest ones (all without a curriculum).
+    int64_t poolSize(int step) const;
+    // The curriculum's stages in order (none when it is off); all examples after the last.
+    std::vector<CurriculumStage> curriculumStages() const;
     // Every example once, in order, in answer-objective form (for the test loss), with the
     // padding marked for the masked objective.
     Batch answerBatch(const std::vector<Example>& examples) const;
@@ -55,7 +81,7 @@ public:
 
 private:
     Batch nextWindows(int batchSize);
-    Batch nextAnswers(int batchSize);
+    Batch nextAnswers(int batchSize, int step);
 
     TaskKind m_task;
     const std::vector<Example>& m_examples;
@@ -63,6 +89,9 @@ private:
     int m_windowLength;
     std::vector<int64_t> m_stream;  // lm: the joined, tokenized examples
     Rng m_rng;
+    int m_curriculumSteps = 0;
+    std::vector<size_t> m_byLength;    // curriculum: example indices, shortest prompts first
+    std::vector<int64_t> m_stageEnds;  // curriculum: each stage's pool, a prefix of m_byLength
 };
 
 }  // namespace nope

@@ -30,12 +30,13 @@ struct TrainConfig {
     int steps = 5000;                       // optimizer steps in all (max_iters)
     int batchSize = 256;                    // sequences per step
     int windowLength = 256;                 // lm: tokens per training window (at most the context)
-    double learningRate = 2.6441e-4;        // peak learning rate
-    double minLrRatio = 0.1;                // cosine decay ends at this fraction of the peak
-    int warmupSteps = 400;                  // linear warm-up from 0
-    int decaySteps = 5000;                  // step where the cosine decay ends (lr_decay_iters)
-    double weightDecay = 0.1;               // AdamW decay on Linear weights only
-    double beta1 = 0.9;                     // AdamW betas
+    int curriculumSteps = 0;  // answer, masked: steps that draw the shortest prompts first; 0 = off
+    double learningRate = 2.6441e-4;  // peak learning rate
+    double minLrRatio = 0.1;          // cosine decay ends at this fraction of the peak
+    int warmupSteps = 400;            // linear warm-up from 0
+    int decaySteps = 5000;            // step where the cosine decay ends (lr_decay_iters)
+    double weightDecay = 0.1;         // AdamW decay on Linear weights only
+    double beta1 = 0.9;               // AdamW betas
     double beta2 = 0.99;
     double gradClip = 1.0;          // global gradient-norm clip; 0 disables
     int evalEvery = 250;            // steps between evaluations on the test set

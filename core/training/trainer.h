@@ -126,6 +126,8 @@ public:
     TaskKind task() const { return m_task; }
     const ModelConfig& modelConfig() const { return m_modelConfig; }
     const TrainConfig& trainConfig() const { return m_trainConfig; }
+    // The curriculum's stages (none without one), for the run's own account of what it drew.
+    std::vector<CurriculumStage> curriculumStages() const { return m_batches->curriculumStages(); }
     const TaskData& data() const { return m_data; }
     const PromptSet& prompts() const { return m_prompts; }
     GptImpl& model() { return *m_model; }

@@ -135,6 +135,30 @@ TEST(Form, EverySettingOfTheTableHasAnEditor) {
         "keep-prompts: 20 is more than the analysis-samples of 8 (allowed: up to it)"));
 }
 
+// A rule between two settings shows under the field typed (its "more" opened), naming the other
+// by its label, and goes when the other setting changes.
+TEST(Form, ACurriculumAsksForWholeExamples) {
+    ui::ConfigForm form;
+    RunSpec spec = tinySpec();
+    spec.train.objective = Objective::Lm;
+    form.setSpec(spec);
+    typeInto(form.field("curriculum-steps"), "500");
+    EXPECT_EQ(form.fieldError("curriculum-steps"),
+              "500 with the lm objective, whose windows cut across examples (allowed: 0, or the "
+              "answer or masked objective)");
+    EXPECT_TRUE(form.editor("curriculum-steps")->isVisibleTo(&form));
+    if (const QByteArray dir = qgetenv("NOPESCOPE_FORM_PNG"); !dir.isEmpty()) {
+        form.resize(420, form.sizeHint().height());
+        form.grab().save(QDir(dir).filePath("form_curriculum.png"));
+    }
+    auto* objective = qobject_cast<QComboBox*>(form.editor("objective"));
+    ASSERT_NE(objective, nullptr);
+    objective->setCurrentText("masked");
+    EXPECT_TRUE(form.fieldError("curriculum-steps").isEmpty());
+    EXPECT_EQ(form.spec().train.curriculumSteps, 500);
+    EXPECT_EQ(form.spec().train.objective, Objective::Masked);
+}
+
 TEST(Form, TheDecayFollowsTheStepsUntilItIsSetApart) {
     ui::ConfigForm form;
     form.setSpec(tinySpec());

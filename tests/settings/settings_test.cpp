@@ -189,6 +189,22 @@ TEST(Settings, RulesBetweenSettingsNameBoth) {
               "dim: 100 is not divisible by heads (6); allowed: multiples of the head count");
 }
 
+TEST(Settings, CurriculumNeedsWholeExamples) {
+    RunSpec spec;
+    spec.task = TaskKind::Ordering;
+    spec.train.objective = Objective::Lm;
+    spec.train.curriculumSteps = 500;
+    const FieldErrors errors = validate(spec);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(describeForCli(errors.front()),
+              "--curriculum-steps: 500 with the lm objective, whose windows cut across examples "
+              "(allowed: 0, or the answer or masked --objective)");
+    spec.train.objective = Objective::Masked;
+    EXPECT_TRUE(validate(spec).empty());
+    const RunSpec back = runSpecFromJson(toJson(spec));
+    EXPECT_EQ(back.train.curriculumSteps, 500);
+}
+
 TEST(Settings, DecayFollowsTheStepsWhileItEndedThere) {
     TrainConfig t;
     t.steps = t.decaySteps = 1000;
