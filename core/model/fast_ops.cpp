@@ -1,6 +1,7 @@
 #include "model/fast_ops.h"
 
 #include "kernels/kernels.h"
+#include "util/enum_names.h"
 #include "util/profile_scope.h"
 
 #include <ATen/Parallel.h>
@@ -25,26 +26,13 @@ constexpr int64_t kGrain = 32768;
 thread_local bool t_fastKernels = true;
 thread_local const SharedBf16Weights* t_sharedBf16Weights = nullptr;
 
-Bf16Products bf16ProductsFromEnvironment() {
-    const char* value = std::getenv("NOPESCOPE_BF16_PRODUCTS");
-    if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) {
-        return Bf16Products::Auto;
-    }
-    if (std::strcmp(value, "native") == 0) {
-        return Bf16Products::Native;
-    }
-    if (std::strcmp(value, "emulated") == 0) {
-        return Bf16Products::Emulated;
-    }
-    std::fprintf(stderr,
-                 "NOPESCOPE_BF16_PRODUCTS: '%s' is not one of auto, native, emulated; using "
-                 "auto\n",
-                 value);
-    return Bf16Products::Auto;
-}
+constexpr EnumName<Bf16Products> kBf16ProductsNames[] = {{Bf16Products::Auto, "auto"},
+                                                         {Bf16Products::Native, "native"},
+                                                         {Bf16Products::Emulated, "emulated"}};
 
 std::atomic<Bf16Products>& bf16ProductsSetting() {
-    static std::atomic<Bf16Products> setting{bf16ProductsFromEnvironment()};
+    static std::atomic<Bf16Products> setting{
+        environmentChoice(kBf16ProductsNames, "NOPESCOPE_BF16_PRODUCTS", Bf16Products::Auto)};
     return setting;
 }
 

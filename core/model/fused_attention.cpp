@@ -3,6 +3,7 @@
 #include "kernels/kernels.h"
 #include "model/dropout.h"
 #include "model/fast_ops.h"
+#include "util/enum_names.h"
 #include "util/profile_scope.h"
 
 #include <ATen/Parallel.h>
@@ -20,22 +21,15 @@ namespace {
 
 constexpr int64_t kLongest = 256;  // sequence length and head size the kernels take
 
+enum class AttentionPath { Fused, Plain };
+constexpr EnumName<AttentionPath> kAttentionPaths[] = {{AttentionPath::Fused, "fused"},
+                                                       {AttentionPath::Plain, "plain"}};
+
 // NOPESCOPE_ATTENTION=plain keeps LibTorch's operations (to compare the two in one sitting);
 // read once.
 bool turnedOffByEnvironment() {
-    static const bool off = [] {
-        const char* value = std::getenv("NOPESCOPE_ATTENTION");
-        if (value == nullptr || *value == '\0' || std::strcmp(value, "fused") == 0) {
-            return false;
-        }
-        if (std::strcmp(value, "plain") != 0) {
-            std::fprintf(stderr,
-                         "NOPESCOPE_ATTENTION: '%s' is not one of fused, plain; using fused\n",
-                         value);
-            return false;
-        }
-        return true;
-    }();
+    static const bool off = environmentChoice(kAttentionPaths, "NOPESCOPE_ATTENTION",
+                                              AttentionPath::Fused) == AttentionPath::Plain;
     return off;
 }
 

@@ -1,6 +1,7 @@
 #include "training/batches.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -40,9 +41,7 @@ BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Ob
     if (curriculum.steps > 0 && objective != Objective::Lm) {
         m_curriculumSteps = curriculum.steps;
         m_byLength.resize(examples.size());
-        for (size_t i = 0; i < m_byLength.size(); ++i) {
-            m_byLength[i] = i;
-        }
+        std::iota(m_byLength.begin(), m_byLength.end(), size_t{0});
         std::stable_sort(m_byLength.begin(), m_byLength.end(), [&](size_t a, size_t b) {
             return examples[a].prompt.size() < examples[b].prompt.size();
         });
@@ -57,9 +56,7 @@ BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Ob
     }
     if (objective == Objective::Lm) {
         std::vector<size_t> order(examples.size());
-        for (size_t i = 0; i < order.size(); ++i) {
-            order[i] = i;
-        }
+        std::iota(order.begin(), order.end(), size_t{0});
         shuffleInPlace(order, m_rng);
         for (size_t i : order) {
             for (char c : examples[i].text() + "\n") {

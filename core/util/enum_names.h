@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +44,23 @@ std::string namesJoined(const EnumName<Enum> (&table)[N]) {
         out += (out.empty() ? "" : ", ") + std::string(entry.name);
     }
     return out;
+}
+
+// The value an environment variable names (for switches read once, such as the kernels'): the
+// fallback when it is unset or empty, and also, with a message on stderr naming the allowed
+// values, when it names none of them.
+template <typename Enum, size_t N>
+Enum environmentChoice(const EnumName<Enum> (&table)[N], const char* variable, Enum fallback) {
+    const char* value = std::getenv(variable);
+    if (value == nullptr || *value == '\0') {
+        return fallback;
+    }
+    if (const auto chosen = parseName(table, value)) {
+        return *chosen;
+    }
+    std::fprintf(stderr, "%s: '%s' is not one of %s; using %s\n", variable, value,
+                 namesJoined(table).c_str(), nameOf(table, fallback).c_str());
+    return fallback;
 }
 
 }  // namespace nope

@@ -10,6 +10,7 @@
 
 #include "settings/settings.h"
 #include "training/presets.h"
+#include "util/enum_names.h"
 
 namespace nope {
 namespace {
@@ -213,6 +214,25 @@ TEST(Settings, DecayFollowsTheStepsWhileItEndedThere) {
     t.decaySteps = 200;
     setSteps(t, 500);
     EXPECT_EQ(t.decaySteps, 200);
+}
+
+enum class Switch { On, Off };
+constexpr EnumName<Switch> kSwitchNames[] = {{Switch::On, "on"}, {Switch::Off, "off"}};
+
+TEST(Settings, EnvironmentChoiceFallsBackAndNamesTheAllowedValues) {
+    const char* variable = "NOPESCOPE_TEST_SWITCH";
+    unsetenv(variable);
+    EXPECT_EQ(environmentChoice(kSwitchNames, variable, Switch::On), Switch::On);
+    setenv(variable, "", 1);
+    EXPECT_EQ(environmentChoice(kSwitchNames, variable, Switch::Off), Switch::Off);
+    setenv(variable, "off", 1);
+    EXPECT_EQ(environmentChoice(kSwitchNames, variable, Switch::On), Switch::Off);
+    setenv(variable, "sideways", 1);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(environmentChoice(kSwitchNames, variable, Switch::On), Switch::On);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "NOPESCOPE_TEST_SWITCH: 'sideways' is not one of on, off; using on\n");
+    unsetenv(variable);
 }
 
 }  // namespace

@@ -98,7 +98,10 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_DOUBLE_EQ(ordering.train.minLrRatio, 1.0);  // a constant rate after the warm-up
     EXPECT_DOUBLE_EQ(learningRateAt(5000, ordering.train), 5e-4);
     EXPECT_EQ(ordering.train.evalEvery, 250);
-    EXPECT_EQ(ordering.train.timeLimitMinutes, 35.0);
+    EXPECT_EQ(ordering.train.timeLimitMinutes, 45.0);
+    EXPECT_EQ(ordering.train.objective, Objective::Masked);  // the padding masked out
+    EXPECT_EQ(ordering.train.curriculumSteps, 1000);         // short numbers first
+    EXPECT_EQ(quick.train.curriculumSteps, 0);
     EXPECT_DOUBLE_EQ(quick.train.minLrRatio, 0.1);  // the other tasks decay to a tenth
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
     EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
