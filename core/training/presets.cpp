@@ -101,8 +101,9 @@ Settings quick(TaskKind task) {
             // all. Without the curriculum the model sat on the plateau of a random permutation
             // (loss 0.78, about 2%) for 2,000 to 5,000 steps or the whole run; with it two seeds
             // on two threads of a Zen 4 left it by steps 1,250 and 2,250 and passed 90% at steps
-            // 5,000 and 5,750, in 33.4 and 38.3 minutes (README, "Presets"). At 1e-3, at 2e-3, with
-            // 8 heads, with batches of 256, and with 3 or 4 layers it stayed on the plateau.
+            // 5,000 and 5,750, in 33.4 and 38.3 minutes; a third stayed on it to step 4,500
+            // (README, "Presets"). At 1e-3, at 2e-3, with 8 heads, with batches of 256, and with
+            // 3 or 4 layers it stayed on the plateau.
             steps = "7000";
             s.push_back({"train-size", "100000"});
             s.push_back({"batch", "512"});
