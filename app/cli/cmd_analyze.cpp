@@ -146,6 +146,7 @@ int runAnalyze(const Args& args) {
     std::string padding = "longest";
     std::string projection;
     int projectionPrompts = 256;
+    std::string precision = "fp32";
     ModelSource source;
     const DataConfig data;
 
@@ -189,6 +190,11 @@ int runAnalyze(const Args& args) {
                     projectionMethodNames());
     flags.addInt("projection-prompts", &projectionPrompts,
                  "prompts projected (the first N analysed)", 1, data.testSize);
+    flags.addChoice("precision", &precision,
+                    "matrix products of the forward passes (bf16 as train's "
+                    "--snapshot-precision bf16: faster, adjacency within 0.01; the scores and "
+                    "attn_weights stay fp32)",
+                    {"fp32", "bf16"});
     flags.addString("out", &out, "folder for scores.csv, scores.json and matrices/", "DIR");
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("json", &json, "print scores.json to stdout instead of the table");
@@ -269,6 +275,7 @@ int runAnalyze(const Args& args) {
     const auto analysisStart = std::chrono::steady_clock::now();
     AnalysisOptions options;
     options.points = pointSet;
+    options.bf16 = precision == "bf16";
     if (!projection.empty()) {
         options.projections = {*parseProjectionMethod(projection)};
         options.projectionPrompts = projectionPrompts;
@@ -293,7 +300,8 @@ int runAnalyze(const Args& args) {
     }
     nlohmann::json meta = {{"command", "analyze"},  {"task", task},
                            {"data_seed", dataSeed}, {"points", chosen},
-                           {"model", config},       {"parameters", countParameters(*model)}};
+                           {"model", config},       {"parameters", countParameters(*model)},
+                           {"precision", precision}};
     meta.update(source.describe());  // the seed, or the checkpoint's file and format
     if (own) {
         meta["prompts"] = ownPrompts;

@@ -1,7 +1,7 @@
 // nopescope-cli bench: training throughput of a model (by default 6 layers x 384 at batch 64 of
 // 32 tokens) in fp32 and bf16, beside what the machine's matrix products reach (large square
 // products through the libraries the model uses) as a fraction, and the time of one analysis
-// snapshot.
+// snapshot in each precision.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -146,7 +146,8 @@ int runBench(const Args& args) {
         "steps after warm-up) and the step's model FLOP rate (6 x parameters x tokens plus the\n"
         "attention's products) beside the machine's matrix-product rate (2048 x 2048 products\n"
         "through the libraries the model uses), as a fraction; then times one analysis\n"
-        "snapshot (all capture points, --analysis-samples prompts).");
+        "snapshot (all capture points, --analysis-samples prompts) in each precision, as\n"
+        "train's --snapshot-precision runs it.");
     flags.addSwitch("no-gemm", &noGemm, "skip the matrix-product measurement");
     int profile = 0;
     flags.addInt("profile", &profile,
@@ -163,8 +164,8 @@ int runBench(const Args& args) {
     flags.addSwitch("json", &json,
                     "print one JSON object (fp32_tokens_per_s, bf16_tokens_per_s, "
                     "fp32_model_gflops, bf16_model_gflops, fp32_gemm_gflops, bf16_gemm_gflops, "
-                    "analysis_ms, analysis_forward_ms, analysis_scores_ms, projection_ms, "
-                    "bf16_products)");
+                    "analysis_ms, analysis_forward_ms, analysis_scores_ms, projection_ms, the same "
+                    "as analysis_bf16_ms... for the snapshot in bf16, bf16_products)");
     if (auto error = flags.parse(args)) {
         return usageError("bench", *error);
     }
@@ -261,30 +262,32 @@ int runBench(const Args& args) {
                 printProfile(key + " step", p);
             }
         }
-        if (precision == Precision::Fp32) {
-            trainer.analyze();  // warm-up
-            std::vector<double> ms, forwardMs, scoresMs, projectionMs;
-            for (int i = 0; i < 5; ++i) {  // the median of five: a snapshot is short, hosts noisy
-                const auto start = Clock::now();
-                const Analysis a = trainer.analyze();
-                ms.push_back(
-                    std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-                forwardMs.push_back(a.forwardSeconds * 1e3);
-                scoresMs.push_back(a.scoringSeconds * 1e3);
-                projectionMs.push_back(a.projectionSeconds * 1e3);
-                result["projected_prompts"] = a.projection.prompts;
-            }
-            result["analysis_ms"] = median(ms);
-            result["analysis_fastest_ms"] = *std::min_element(ms.begin(), ms.end());
-            result["analysis_forward_ms"] = median(forwardMs);
-            result["analysis_scores_ms"] = median(scoresMs);
-            result["projection_ms"] = median(projectionMs);
-            if (profile > 0) {
-                const StepProfile p = profileCalls(profile, [&trainer] { trainer.analyze(); });
-                result["analysis_profile"] = profileJson(p);
-                if (!json) {
-                    printProfile("analysis snapshot", p);
-                }
+        // the snapshot in this precision (--snapshot-precision): fp32's keys as before, bf16's
+        // with "analysis_bf16_" in front
+        const std::string prefix = precision == Precision::Fp32 ? "analysis_" : "analysis_bf16_";
+        trainer.analyze(0, precision);  // warm-up
+        std::vector<double> ms, forwardMs, scoresMs, projectionMs;
+        for (int i = 0; i < 5; ++i) {  // the median of five: a snapshot is short, hosts noisy
+            const auto start = Clock::now();
+            const Analysis a = trainer.analyze(0, precision);
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+            forwardMs.push_back(a.forwardSeconds * 1e3);
+            scoresMs.push_back(a.scoringSeconds * 1e3);
+            projectionMs.push_back(a.projectionSeconds * 1e3);
+            result["projected_prompts"] = a.projection.prompts;
+        }
+        result[prefix + "ms"] = median(ms);
+        result[prefix + "fastest_ms"] = *std::min_element(ms.begin(), ms.end());
+        result[prefix + "forward_ms"] = median(forwardMs);
+        result[prefix + "scores_ms"] = median(scoresMs);
+        result[precision == Precision::Fp32 ? "projection_ms" : "analysis_bf16_projection_ms"] =
+            median(projectionMs);
+        if (profile > 0) {
+            const StepProfile p =
+                profileCalls(profile, [&trainer, precision] { trainer.analyze(0, precision); });
+            result[prefix + "profile"] = profileJson(p);
+            if (!json) {
+                printProfile("analysis snapshot (" + key + ")", p);
             }
         }
     }
@@ -292,13 +295,18 @@ int runBench(const Args& args) {
     if (json) {
         std::cout << result.dump(2) << "\n";
     } else {
-        std::printf(
-            "analysis snapshot: %.0f ms, fastest %.0f ms (%d prompts, all capture points; "
-            "forward %.0f ms, scores %.0f ms, projections of %d prompts %.0f ms)\n",
-            result["analysis_ms"].get<double>(), result["analysis_fastest_ms"].get<double>(),
-            analysisSamples, result["analysis_forward_ms"].get<double>(),
-            result["analysis_scores_ms"].get<double>(), result["projected_prompts"].get<int>(),
-            result["projection_ms"].get<double>());
+        for (const char* key : {"fp32", "bf16"}) {
+            const bool fp32 = key == std::string("fp32");
+            const std::string prefix = fp32 ? "analysis_" : "analysis_bf16_";
+            std::printf(
+                "analysis snapshot, %s: %.0f ms, fastest %.0f ms (%d prompts, all capture points; "
+                "forward %.0f ms, scores %.0f ms, projections of %d prompts %.0f ms)\n",
+                key, result[prefix + "ms"].get<double>(),
+                result[prefix + "fastest_ms"].get<double>(), analysisSamples,
+                result[prefix + "forward_ms"].get<double>(),
+                result[prefix + "scores_ms"].get<double>(), result["projected_prompts"].get<int>(),
+                result[fp32 ? "projection_ms" : "analysis_bf16_projection_ms"].get<double>());
+        }
         std::printf(
             "model %d layers x %d wide, %d heads, dropout %g, batch %d x %d tokens, %d "
             "threads\n",

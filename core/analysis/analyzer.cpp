@@ -6,11 +6,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "analysis/adjacency.h"
 #include "analysis/projection_fit.h"
 #include "analysis/state_stats.h"
 #include "model/fast_ops.h"
+#include "model/linear.h"
 #include "util/autocast_scope.h"
 
 namespace nope {
@@ -215,7 +217,13 @@ std::vector<ChunkPart> analyzeChunk(GptImpl& model, const torch::Tensor& chunk, 
         states.wanted = options.points;
         states.attentionWeights = options.attention;
         const auto t0 = Clock::now();
-        forwardAny(model, chunk.slice(0, part.offset, end), states);
+        {
+            std::optional<AutocastScope> bf16;  // the forward pass only: the scores stay fp32
+            if (options.bf16 && cpu) {
+                bf16.emplace(true);
+            }
+            forwardAny(model, chunk.slice(0, part.offset, end), states);
+        }
         part.forward = Clock::now() - t0;
         for (auto& acc : part.accs) {
             score(acc, states.at(acc.point, acc.layer), start + part.offset, options);
@@ -280,6 +288,11 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     TORCH_CHECK((tokens.dim() == 2 || tokens.dim() == 3) && tokens.size(0) >= 1,
                 "analysis needs tokens (N, T) or inputs (N, T, C)");
     EvalScope scope(model);
+    // each weight cast to bf16 once, split between the threads, for every thread's forward pass
+    std::optional<SharedBf16Weights> bf16Weights;
+    if (options.bf16 && tokens.device().is_cpu() && fastKernelsEnabled()) {
+        bf16Weights.emplace(model.parameters(), at::get_num_threads());
+    }
     const int64_t N = tokens.size(0);
     const int T = static_cast<int>(tokens.size(1));
     std::vector<Accumulator> accs = makeAccumulators(options.points, model.config().nLayer);

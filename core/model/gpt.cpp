@@ -1,5 +1,7 @@
 #include "model/gpt.h"
 
+#include <ATen/autocast_mode.h>
+
 #include "model/fast_ops.h"
 #include "model/fused_attention.h"
 
@@ -231,6 +233,20 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache
                                  torch::Tensor* nextNormed) {
     const bool any = capture != nullptr;
     const auto normed = normedIn.defined() ? normedIn : ln_1(x);
+    torch::Tensor attnIn;
+    if (any && capture->wanted.contains(CapturePoint::AttnIn)) {
+        attnIn = normed;
+        if (normed.scalar_type() != x.scalar_type()) {
+            // bf16 autocast: the LayerNorm again in fp32 for the capture, since its outputs' norms
+            // differ between tokens by less than bf16 resolves (the stream itself is fp32)
+            struct AutocastOff {  // restored on exit, without AutocastScope's cache clearing
+                bool was = at::autocast::is_cpu_enabled();
+                AutocastOff() { at::autocast::set_cpu_enabled(false); }
+                ~AutocastOff() { at::autocast::set_cpu_enabled(was); }
+            } off;
+            attnIn = ln_1(x);
+        }
+    }
     torch::Tensor heads;
     auto [stream, mlpIn] = ln_2->addAndForward(
         x, attn->forward(normed,
@@ -243,8 +259,8 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache
         x = residualAdd(stream, mlp(mlpIn));
     }
     if (any) {
-        if (capture->wanted.contains(CapturePoint::AttnIn)) {
-            capture->attnIn[layer] = normed;
+        if (attnIn.defined()) {
+            capture->attnIn[layer] = attnIn;
         }
         if (capture->wanted.contains(CapturePoint::Attn)) {
             capture->attn[layer] = heads;

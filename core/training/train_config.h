@@ -44,9 +44,11 @@ struct TrainConfig {
     double stopAccuracy = 99.0;     // stop once test accuracy (percent) passes this; 100 = never
     double timeLimitMinutes = 0.0;  // stop after this much wall time (between steps); 0 = none
     int snapshotEvery = 250;        // steps between analysis snapshots
-    int analysisSamples = 64;       // test prompts analysed per snapshot (fixed, seeded)
-    int keepPrompts = 4;            // prompts whose own matrices each snapshot keeps for display
-    int probeEvery = 0;             // snapshots between position-probe runs; 0 = no probes
+    Precision snapshotPrecision =
+        Precision::Fp32;       // the snapshots' forward passes (not init/final)
+    int analysisSamples = 64;  // test prompts analysed per snapshot (fixed, seeded)
+    int keepPrompts = 4;       // prompts whose own matrices each snapshot keeps for display
+    int probeEvery = 0;        // snapshots between position-probe runs; 0 = no probes
     ProbeConfig probe = fastProbeConfig();  // the probes run in training snapshots
     int finalSamples = 256;  // prompts of the init and final analyses (at most the test set)
     uint64_t seed = 1337;    // model init, dropout and batch order

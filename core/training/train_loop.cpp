@@ -219,7 +219,7 @@ bool Trainer::snapshotPhase(Loop& loop, bool final) {
             m_snapshotLossSteps > 0 ? m_snapshotLossSum / m_snapshotLossSteps : std::nan("");
         Snapshot s = progress(meanLoss, loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
                               loop.elapsed(), loop.firstStep);
-        s.analysis = analyzeOn(m_prompts, m_control->stopFlag());
+        s.analysis = analyzeOn(m_prompts, m_control->stopFlag(), m_trainConfig.snapshotPrecision);
         if (s.analysis.cancelled) {
             return false;
         }

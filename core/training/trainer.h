@@ -92,9 +92,10 @@ public:
     // does not split evenly across the ranks.
     void setDataParallel(std::shared_ptr<DataParallel> group);
 
-    // Analysis of the current weights (fp32, eval mode) on the run's fixed prompts, or on the
-    // first `samples` test prompts of the same seeded draw when `samples` > 0.
-    Analysis analyze(int samples = 0);
+    // Analysis of the current weights (eval mode, fp32 unless asked) on the run's fixed prompts,
+    // or on the first `samples` test prompts of the same seeded draw when `samples` > 0. The
+    // snapshots' analyses take the run's snapshotPrecision instead.
+    Analysis analyze(int samples = 0, Precision precision = Precision::Fp32);
     // The same with the best weights so far (the current ones before any evaluation).
     Analysis analyzeBest(int samples = 0);
     // Each of `prompts` on its own (run/snapshot.h PromptAnalysis). Throws std::invalid_argument
@@ -158,7 +159,8 @@ private:
     enum class Verdict : int;  // what rank 0 decides after a step (train_loop.cpp)
     Verdict evaluateAndSnapshot(Loop& loop);
     TrainOutcome outcome(StopReason reason, std::string message) const;
-    Analysis analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel);
+    Analysis analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel,
+                       Precision precision);
     Snapshot progress(double trainLoss, double tokensPerSecond, double elapsed, int firstStep);
     int64_t tokensPerStep() const;
 

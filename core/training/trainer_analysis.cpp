@@ -46,8 +46,10 @@ constexpr int kProjectedPrompts = 16;
 
 }  // namespace
 
-Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel) {
+Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* cancel,
+                            Precision precision) {
     AnalysisOptions options;
+    options.bf16 = precision == Precision::Bf16;
     options.points = CaptureSet(allCapturePoints());
     options.keepPrompts = m_trainConfig.keepPrompts;
     options.attention = true;  // the Attention panel's weights, in the same forward passes
@@ -58,14 +60,14 @@ Analysis Trainer::analyzeOn(const PromptSet& prompts, const std::atomic<bool>* c
     return nope::analyze(*m_model, prompts.tokens.to(m_device), options, prompts.padded);
 }
 
-Analysis Trainer::analyze(int samples) {
+Analysis Trainer::analyze(int samples, Precision precision) {
     samples = std::min(samples, static_cast<int>(m_data.test.size()));
     if (samples <= 0 || samples == m_trainConfig.analysisSamples) {
-        return analyzeOn(m_prompts, nullptr);
+        return analyzeOn(m_prompts, nullptr, precision);
     }
     // the same seeded draw: its first analysisSamples prompts are the run's own
     return analyzeOn(makePromptSet(m_data, samples, analysisPromptSeed(m_trainConfig.data.seed)),
-                     nullptr);
+                     nullptr, precision);
 }
 
 PromptAnalysis Trainer::analyzePrompts(const std::vector<std::string>& prompts) {

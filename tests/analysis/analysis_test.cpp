@@ -10,6 +10,7 @@
 #include "model/init.h"
 #include "run/snapshot_io.h"
 #include "tasks/batch.h"
+#include "util/autocast_scope.h"
 #include "util/runtime.h"
 
 namespace nope {
@@ -266,6 +267,63 @@ TEST(Analyzer, RunsInFp32EvenUnderAutocast) {
     EXPECT_TRUE(at::autocast::is_cpu_enabled());  // restored
     at::autocast::set_cpu_enabled(false);
     EXPECT_DOUBLE_EQ(plain.rows[1].adjacencyMean, underAutocast.rows[1].adjacencyMean);
+}
+
+// A bf16 analysis (train's --snapshot-precision bf16): the forward passes' products in bf16, the
+// scores in fp32, near the fp32 analysis; attn_in captured in fp32 (in bf16 the LayerNorm's
+// nearly equal norms round to ties: the 6-layer model's norm scores moved by up to 0.18).
+TEST(Analyzer, Bf16ForwardPassesStayNearFp32) {
+    ModelConfig c = small();
+    c.nLayer = 3;
+    Gpt model = makeModel(c);
+    model->train();
+    const TaskData data = makeTaskData(TaskKind::Addition, DataConfig{100, 100, 3});
+    const PromptSet prompts = makePromptSet(data, 32, 9);
+    AnalysisOptions options;
+    options.points = CaptureSet(allCapturePoints());
+    options.attention = true;
+    options.keepPrompts = 2;
+    options.projections = {ProjectionMethod::Pca, ProjectionMethod::Mds};
+    options.projectionPrompts = 8;
+    const Analysis fp32 = analyze(*model, prompts.tokens, options, prompts.padded);
+    options.bf16 = true;
+    const Analysis bf16 = analyze(*model, prompts.tokens, options, prompts.padded);
+    EXPECT_TRUE(model->is_training());  // restored
+    EXPECT_FALSE(at::autocast::is_cpu_enabled());
+
+    ASSERT_EQ(bf16.rows.size(), fp32.rows.size());
+    bool anyDifference = false;  // bf16 did run: some score moved
+    for (size_t r = 0; r < fp32.rows.size(); ++r) {
+        const LayerScores &a = fp32.rows[r], &b = bf16.rows[r];
+        EXPECT_NEAR(b.adjacencyMean, a.adjacencyMean, 0.01) << r;
+        EXPECT_NEAR(b.normScore, a.normScore, 0.02) << r;
+        EXPECT_NEAR(b.varianceScore, a.varianceScore, 0.02) << r;
+        expectNear(b.meanMatrix, a.meanMatrix, 0.02);
+        anyDifference = anyDifference || b.meanMatrix != a.meanMatrix;
+    }
+    EXPECT_TRUE(anyDifference);
+    ASSERT_EQ(bf16.attention.heads.size(), fp32.attention.heads.size());
+    for (size_t h = 0; h < fp32.attention.heads.size(); ++h) {
+        EXPECT_NEAR(bf16.attention.heads[h].entropy, fp32.attention.heads[h].entropy, 0.01);
+    }
+    ASSERT_EQ(bf16.projection.items.size(), fp32.projection.items.size());
+    for (size_t i = 0; i < fp32.projection.items.size(); ++i) {
+        EXPECT_NEAR(bf16.projection.items[i].explained[0], fp32.projection.items[i].explained[0],
+                    0.02)
+            << i;
+    }
+
+    // under bf16 autocast the LayerNorm feeds bf16 to the products; its capture stays fp32
+    HiddenStates states;
+    states.wanted = CaptureSet(allCapturePoints());
+    {
+        torch::NoGradGuard noGrad;
+        AutocastScope autocast(true);
+        model->forward(prompts.tokens, &states, Head::None);
+    }
+    for (const auto& attnIn : states.attnIn) {
+        EXPECT_EQ(attnIn.scalar_type(), torch::kFloat);
+    }
 }
 
 }  // namespace

@@ -25,6 +25,12 @@ TEST_F(Cli, BenchPrintsThroughputAsJson) {
     EXPECT_LE(j.at("analysis_forward_ms").get<double>() + j.at("projection_ms").get<double>(),
               j.at("analysis_ms").get<double>() * 1.5);  // parts of it (medians of 5)
     EXPECT_LE(j.at("analysis_fastest_ms").get<double>(), j.at("analysis_ms").get<double>());
+    // the snapshot in bf16 too (train --snapshot-precision bf16)
+    for (const char* key : {"analysis_bf16_ms", "analysis_bf16_forward_ms",
+                            "analysis_bf16_projection_ms", "analysis_bf16_fastest_ms"}) {
+        EXPECT_GT(j.at(key).get<double>(), 0.0) << key;
+    }
+    EXPECT_GE(j.at("analysis_bf16_scores_ms").get<double>(), 0.0);
     // emulated where the CPU has no bf16 instructions (model/fast_ops.h)
     const std::string products = j.at("bf16_products");
     EXPECT_TRUE(products == "native" || products == "emulated") << products;

@@ -789,5 +789,28 @@ TEST(Trainer, Bf16TrainsAndSnapshotsHaveEveryLayer) {
     EXPECT_EQ(snapshots[1].analysis.samples, 8);
 }
 
+// --snapshot-precision bf16: the snapshots' forward passes in bf16; analyze() stays fp32.
+TEST(Trainer, SnapshotsInBf16WhenAsked) {
+    TrainConfig t = tinyTrain();
+    t.snapshotPrecision = Precision::Bf16;
+    Trainer trainer(TaskKind::Addition, tinyModel(), t);
+    std::vector<Snapshot> snapshots;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
+    ASSERT_EQ(trainer.run(callbacks).reason, StopReason::Completed);
+    ASSERT_EQ(snapshots.size(), 3u);
+    const Analysis& last = snapshots.back().analysis;  // the final weights, as now
+    const Analysis bf16 = trainer.analyze(0, Precision::Bf16);
+    const Analysis fp32 = trainer.analyze();
+    ASSERT_EQ(last.rows.size(), fp32.rows.size());
+    bool differs = false;
+    for (size_t r = 0; r < last.rows.size(); ++r) {
+        EXPECT_EQ(last.rows[r].meanMatrix, bf16.rows[r].meanMatrix) << r;
+        EXPECT_NEAR(last.rows[r].adjacencyMean, fp32.rows[r].adjacencyMean, 0.02) << r;
+        differs = differs || last.rows[r].meanMatrix != fp32.rows[r].meanMatrix;
+    }
+    EXPECT_TRUE(differs);
+}
+
 }  // namespace
 }  // namespace nope
