@@ -239,11 +239,9 @@ torch::Tensor BlockImpl::forward(torch::Tensor x, HiddenStates* capture, KvCache
         if (normed.scalar_type() != x.scalar_type()) {
             // bf16 autocast: the LayerNorm again in fp32 for the capture, since its outputs' norms
             // differ between tokens by less than bf16 resolves (the stream itself is fp32)
-            struct AutocastOff {  // restored on exit, without AutocastScope's cache clearing
-                bool was = at::autocast::is_cpu_enabled();
-                AutocastOff() { at::autocast::set_cpu_enabled(false); }
-                ~AutocastOff() { at::autocast::set_cpu_enabled(was); }
-            } off;
+            // restored on exit, without AutocastScope's nesting count and cache clearing
+            ScopedSetting<bool, at::autocast::is_cpu_enabled, at::autocast::set_cpu_enabled> off(
+                false);
             attnIn = ln_1(x);
         }
     }

@@ -769,15 +769,22 @@ TEST(Trainer, ProbesRunInSnapshotsAndGoToTheRunFolder) {
     fs::remove_all(dir);
 }
 
+// Runs the trainer to its end and returns every snapshot it sent, with the outcome's reason.
+std::vector<Snapshot> runCollectingSnapshots(Trainer& trainer, StopReason& reason) {
+    std::vector<Snapshot> snapshots;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
+    reason = trainer.run(callbacks).reason;
+    return snapshots;
+}
+
 TEST(Trainer, Bf16TrainsAndSnapshotsHaveEveryLayer) {
     TrainConfig t = tinyTrain();
     t.precision = Precision::Bf16;
     Trainer trainer(TaskKind::Addition, tinyModel(), t);
-    std::vector<Snapshot> snapshots;
-    TrainerCallbacks callbacks;
-    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
-    const TrainOutcome outcome = trainer.run(callbacks);
-    EXPECT_EQ(outcome.reason, StopReason::Completed);
+    StopReason reason{};
+    const std::vector<Snapshot> snapshots = runCollectingSnapshots(trainer, reason);
+    EXPECT_EQ(reason, StopReason::Completed);
     ASSERT_EQ(snapshots.size(), 3u);  // steps 0, 10, 20
     EXPECT_EQ(snapshots[0].step, 0);
     EXPECT_EQ(snapshots[2].step, 20);
@@ -794,10 +801,9 @@ TEST(Trainer, SnapshotsInBf16WhenAsked) {
     TrainConfig t = tinyTrain();
     t.snapshotPrecision = Precision::Bf16;
     Trainer trainer(TaskKind::Addition, tinyModel(), t);
-    std::vector<Snapshot> snapshots;
-    TrainerCallbacks callbacks;
-    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
-    ASSERT_EQ(trainer.run(callbacks).reason, StopReason::Completed);
+    StopReason reason{};
+    const std::vector<Snapshot> snapshots = runCollectingSnapshots(trainer, reason);
+    ASSERT_EQ(reason, StopReason::Completed);
     ASSERT_EQ(snapshots.size(), 3u);
     const Analysis& last = snapshots.back().analysis;  // the final weights, as now
     const Analysis bf16 = trainer.analyze(0, Precision::Bf16);
