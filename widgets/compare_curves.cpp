@@ -38,6 +38,28 @@ QString layerName(CapturePoint point, int layer) {
                       : QString("%1 %2").arg(QString::fromStdString(toString(point))).arg(layer);
 }
 
+// The points of a curve whose x is known: a step, or the run's wall time in minutes.
+struct Curve {
+    QVector<double> x, y;
+};
+
+Curve curveOver(CompareCurves::XAxis axis, const RunCurves& curves, const std::vector<int>& steps,
+                const std::vector<double>& values, const std::vector<double>* seconds) {
+    Curve c;
+    for (size_t i = 0; i < steps.size() && i < values.size(); ++i) {
+        double x = steps[i];
+        if (axis == CompareCurves::XAxis::Minutes) {
+            x = (seconds && i < seconds->size() ? (*seconds)[i] : curves.secondsAt(steps[i])) /
+                60.0;
+        }
+        if (std::isfinite(x)) {
+            c.x << x;
+            c.y << values[i];
+        }
+    }
+    return c;
+}
+
 using LayerScore = std::function<double(int layer)>;
 
 // The stages of a run's table rows, each with the score of a layer (NaN when not recorded).
@@ -87,6 +109,7 @@ CompareCurves::CompareCurves(QWidget* parent)
     : QWidget(parent),
       m_point(new QComboBox(this)),
       m_layer(new QComboBox(this)),
+      m_axis(new QComboBox(this)),
       m_adjacency(new QCustomPlot(this)),
       m_accuracy(new QCustomPlot(this)),
       m_table(new QTableWidget(this)) {
@@ -97,7 +120,14 @@ CompareCurves::CompareCurves(QWidget* parent)
     row->addWidget(m_point);
     row->addWidget(new QLabel("layer"));
     row->addWidget(m_layer);
+    row->addWidget(new QLabel("over"));
+    row->addWidget(m_axis);
     row->addStretch(1);
+    m_axis->addItem("step", static_cast<int>(XAxis::Step));
+    m_axis->addItem("wall time (minutes)", static_cast<int>(XAxis::Minutes));
+    m_axis->setToolTip(
+        "the curves over the training step, or over each run's wall time "
+        "(elapsed_s of its tables), to compare runs of different speeds");
     for (QCustomPlot* plot : {m_adjacency, m_accuracy}) {
         plot->setMinimumHeight(140);
         plot->legend->setVisible(true);
@@ -109,7 +139,8 @@ CompareCurves::CompareCurves(QWidget* parent)
     m_adjacency->yAxis->setLabel("adjacency score");
     m_adjacency->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
     m_accuracy->yAxis->setLabel("test accuracy (%)");
-    m_accuracy->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
+    // accuracy rises to the right: the legend where the curves start, low
+    m_accuracy->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     auto* plots = new QSplitter(Qt::Vertical, this);
@@ -128,6 +159,7 @@ CompareCurves::CompareCurves(QWidget* parent)
         m_chosenLayer = m_layer->currentData().toInt();
         redraw();
     });
+    connect(m_axis, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
     redraw();
 }
 
@@ -151,6 +183,14 @@ void CompareCurves::setLayer(int layer) {
     if (index >= 0) {
         m_layer->setCurrentIndex(index);
     }
+}
+
+void CompareCurves::setXAxis(XAxis axis) {
+    m_axis->setCurrentIndex(m_axis->findData(static_cast<int>(axis)));
+}
+
+CompareCurves::XAxis CompareCurves::xAxis() const {
+    return static_cast<XAxis>(m_axis->currentData().toInt());
 }
 
 // The points and layers the compared runs recorded; the current choices kept when still there.
@@ -194,6 +234,9 @@ void CompareCurves::redraw() {
     const int layer = m_layer->currentData().isValid() ? m_layer->currentData().toInt() : 1;
     drawAdjacency(p, layer, dark);
     drawAccuracy(dark);
+    const QString over = xAxis() == XAxis::Minutes ? "wall time (minutes)" : "step";
+    m_adjacency->xAxis->setLabel(over);
+    m_accuracy->xAxis->setLabel(over);
     fillTable(p);
     m_adjacency->replot(QCustomPlot::rpQueuedReplot);
     m_accuracy->replot(QCustomPlot::rpQueuedReplot);
@@ -211,9 +254,9 @@ void CompareCurves::drawAdjacency(CapturePoint point, int layer, bool dark) {
             if (!s) {
                 continue;
             }
+            const Curve c = curveOver(xAxis(), curves, s->steps, s->mean, nullptr);
             QCPGraph* graph = m_adjacency->addGraph();
-            graph->setData(QVector<double>(s->steps.begin(), s->steps.end()),
-                           QVector<double>(s->mean.begin(), s->mean.end()), true);
+            graph->setData(c.x, c.y, true);
             graph->setName(layer < 0 ? runLabel(m_runs[r]) + ": " + layerName(point, l)
                                      : runLabel(m_runs[r]));
             graph->setPen(QPen(runColor(r, m_runs.size(), layer < 0 ? l : -1, layers, dark), 2,
@@ -233,10 +276,10 @@ void CompareCurves::drawAccuracy(bool dark) {
     m_accuracy->clearGraphs();
     for (size_t r = 0; r < m_runs.size(); ++r) {
         const RunCurves& curves = m_runs[r].curves;
+        const Curve c =
+            curveOver(xAxis(), curves, curves.evalSteps, curves.evalAccuracy, &curves.evalSeconds);
         QCPGraph* graph = m_accuracy->addGraph();
-        graph->setData(QVector<double>(curves.evalSteps.begin(), curves.evalSteps.end()),
-                       QVector<double>(curves.evalAccuracy.begin(), curves.evalAccuracy.end()),
-                       true);
+        graph->setData(c.x, c.y, true);
         graph->setName(runLabel(m_runs[r]));
         graph->setPen(QPen(runColor(r, m_runs.size(), -1, 0, dark), 2));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));

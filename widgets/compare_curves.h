@@ -31,6 +31,11 @@ public:
     void setRuns(std::vector<ComparedRun> runs);
     // -1: every layer; 0: the embedding; 1..L: that layer of the chosen point.
     void setLayer(int layer);
+    // What the curves are drawn over: the step, or each run's wall time in minutes (elapsed_s,
+    // a resumed run's sessions joined up), to compare runs of different speeds.
+    enum class XAxis { Step, Minutes };
+    void setXAxis(XAxis axis);
+    XAxis xAxis() const;
 
     QCustomPlot* adjacencyPlot() const { return m_adjacency; }
     QCustomPlot* accuracyPlot() const { return m_accuracy; }
@@ -48,6 +53,7 @@ private:
 
     QComboBox* m_point;
     QComboBox* m_layer;
+    QComboBox* m_axis;
     QCustomPlot* m_adjacency;
     QCustomPlot* m_accuracy;
     QTableWidget* m_table;

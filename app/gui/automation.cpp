@@ -19,12 +19,14 @@
 #include "training/presets.h"
 #include "widgets/ablation_panel.h"
 #include "widgets/attention_tab.h"
+#include "widgets/compare_curves.h"
 #include "widgets/compare_tab.h"
 #include "widgets/config_form.h"
 #include "widgets/explore_tab.h"
 #include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
 #include "widgets/projector_tab.h"
+#include "widgets/qcp.h"
 #include "widgets/run_browser.h"
 #include "widgets/side_by_side.h"
 #include "widgets/sweep_tab.h"
@@ -221,6 +223,12 @@ void Automation::showComparison() {
     QDir().mkpath(m_screenshots);
     QTimer::singleShot(600, this, [this, compare] {
         screenshot("window-compare.png");
+        // the accuracy curves over each run's wall time, alone and large enough to read
+        compare->curves()->setXAxis(ui::CompareCurves::XAxis::Minutes);
+        const QString accuracy = QDir(m_screenshots).filePath("compared-accuracy-minutes.png");
+        compare->curves()->accuracyPlot()->savePng(accuracy, 1000, 450);
+        std::printf("wrote %s\n", qPrintable(accuracy));
+        compare->curves()->setXAxis(ui::CompareCurves::XAxis::Step);
         compare->views()->setCurrentWidget(compare->sideBySide());
         QTimer::singleShot(600, this, [this] {
             screenshot("window-side-by-side.png");

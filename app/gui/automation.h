@@ -12,7 +12,8 @@
 //   --batch N, --layers N  batch size and depth instead of the quick preset's.
 //   --theme NAME        system, light or dark (also without the options above).
 //   --compare ROOT      open the Compare tab on the runs under ROOT, every run ticked; with
-//                       --screenshots DIR, save DIR/window-compare.png and
+//                       --screenshots DIR, save DIR/window-compare.png, the accuracy curves
+//                       over wall time as DIR/compared-accuracy-minutes.png (1000 x 450) and
 //                       DIR/window-side-by-side.png and quit instead of training.
 //   --sweep DIR         open the Sweep tab on the sweep folder DIR; with --screenshots DIR2,
 //                       save DIR2/window-sweep.png (heatmap) and window-sweep-lines.png, quit.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -43,6 +45,35 @@ void noteTornLine(const fs::path& file, const CsvTable& t, RunCurves& curves) {
     }
 }
 
+// A column of wall times in row order with each fall (a session that began again from 0)
+// joined up: the rows after a fall go on from the row before it.
+void joinSessions(std::vector<double>& seconds) {
+    double offset = 0.0, last = std::nan("");
+    for (double& s : seconds) {
+        if (!std::isfinite(s)) {
+            continue;
+        }
+        if (std::isfinite(last) && s + offset < last) {
+            offset = last;  // a session that began at the row before, timed from 0
+        }
+        s += offset;
+        last = s;
+    }
+}
+
+// elapsed_s of every row, NaN where the table has no such column or the row no number.
+std::vector<double> secondsColumn(const CsvTable& t) {
+    std::vector<double> seconds(t.rows(), std::nan(""));
+    if (t.hasColumn("elapsed_s")) {
+        const size_t column = t.column("elapsed_s");
+        for (size_t i = 0; i < t.rows(); ++i) {
+            seconds[i] = t.numberOrNan(i, column);
+        }
+    }
+    joinSessions(seconds);
+    return seconds;
+}
+
 void readMetrics(const fs::path& file, RunCurves& curves) {
     if (!fs::exists(file)) {
         return;
@@ -52,17 +83,20 @@ void readMetrics(const fs::path& file, RunCurves& curves) {
     const size_t step = t.column("step"), train = t.column("train_loss");
     const size_t test = t.column("test_loss"), accuracy = t.column("accuracy");
     const bool evalColumn = t.hasColumn("eval_step");
+    const std::vector<double> seconds = secondsColumn(t);
     for (size_t i = 0; i < t.rows(); ++i) {
         const int s = t.integer(i, step);
         curves.steps.push_back(s);
         curves.trainLoss.push_back(t.numberOrNan(i, train));
         curves.testLoss.push_back(t.numberOrNan(i, test));
+        curves.seconds.push_back(seconds[i]);
         const double a = t.numberOrNan(i, accuracy);
         const double evalStep = evalColumn ? t.numberOrNan(i, t.column("eval_step")) : s;
         if (std::isfinite(a) && (!std::isfinite(evalStep) || evalStep == s)) {
             curves.evalSteps.push_back(s);
             curves.evalAccuracy.push_back(a);
             curves.evalTestLoss.push_back(curves.testLoss.back());
+            curves.evalSeconds.push_back(seconds[i]);
         }
     }
 }
@@ -75,19 +109,24 @@ void readEvaluations(const fs::path& file, RunCurves& curves) {
     if (!fs::exists(file)) {
         return;
     }
-    std::map<int, std::pair<double, double>> byStep;  // accuracy, test loss
+    struct Evaluation {
+        double accuracy, testLoss, seconds;
+    };
+    std::map<int, Evaluation> byStep;
     for (size_t i = 0; i < curves.evalSteps.size(); ++i) {
-        byStep[curves.evalSteps[i]] = {curves.evalAccuracy[i], curves.evalTestLoss[i]};
+        byStep[curves.evalSteps[i]] = {curves.evalAccuracy[i], curves.evalTestLoss[i],
+                                       curves.evalSeconds[i]};
     }
     try {
         const CsvTable t(file);
         noteTornLine(file, t, curves);
         const size_t step = t.column("step"), accuracy = t.column("accuracy");
         const size_t testLoss = t.column("test_loss");
+        const std::vector<double> seconds = secondsColumn(t);
         for (size_t i = 0; i < t.rows(); ++i) {
             const double a = t.numberOrNan(i, accuracy);
             if (std::isfinite(a)) {
-                byStep[t.integer(i, step)] = {a, t.numberOrNan(i, testLoss)};
+                byStep[t.integer(i, step)] = {a, t.numberOrNan(i, testLoss), seconds[i]};
             }
         }
     } catch (const std::exception& e) {
@@ -97,10 +136,12 @@ void readEvaluations(const fs::path& file, RunCurves& curves) {
     curves.evalSteps.clear();
     curves.evalAccuracy.clear();
     curves.evalTestLoss.clear();
+    curves.evalSeconds.clear();
     for (const auto& [s, evaluation] : byStep) {
         curves.evalSteps.push_back(s);
-        curves.evalAccuracy.push_back(evaluation.first);
-        curves.evalTestLoss.push_back(evaluation.second);
+        curves.evalAccuracy.push_back(evaluation.accuracy);
+        curves.evalTestLoss.push_back(evaluation.testLoss);
+        curves.evalSeconds.push_back(evaluation.seconds);
     }
 }
 
@@ -160,6 +201,32 @@ const ScoreSeries* RunCurves::series(CapturePoint point, int layer) const {
         }
     }
     return nullptr;
+}
+
+double RunCurves::secondsAt(int step) const {
+    std::map<int, double> known;  // step -> seconds, from both tables
+    auto add = [&known](const std::vector<int>& at, const std::vector<double>& seconds) {
+        for (size_t i = 0; i < at.size() && i < seconds.size(); ++i) {
+            if (std::isfinite(seconds[i])) {
+                known[at[i]] = seconds[i];
+            }
+        }
+    };
+    add(steps, seconds);
+    add(evalSteps, evalSeconds);
+    const auto after = known.lower_bound(step);
+    if (after == known.end()) {
+        return std::nan("");
+    }
+    if (after->first == step) {
+        return after->second;
+    }
+    if (after == known.begin()) {
+        return std::nan("");
+    }
+    const auto before = std::prev(after);
+    const double f = double(step - before->first) / double(after->first - before->first);
+    return before->second + f * (after->second - before->second);
 }
 
 int RunCurves::layers(CapturePoint point) const {

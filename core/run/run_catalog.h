@@ -56,11 +56,16 @@ struct RunCurves {
     std::vector<int> steps;  // one per metrics.csv row
     std::vector<double> trainLoss;
     std::vector<double> testLoss;
+    // The run's wall time at each row, in seconds (elapsed_s; NaN where a row has none). A run
+    // resumed from a checkpoint older than the run's time in checkpoints wrote elapsed_s again
+    // from 0; such a fall is joined up: the rows after it go on from the row before it.
+    std::vector<double> seconds;
     // Every evaluation from evaluations.csv, or (a run without that file) the steps whose
     // metrics.csv row holds a fresh evaluation.
     std::vector<int> evalSteps;
     std::vector<double> evalAccuracy;    // its accuracy, percent
     std::vector<double> evalTestLoss;    // its test loss (NaN where the row has none)
+    std::vector<double> evalSeconds;     // the run's wall time then, joined up as `seconds`
     std::vector<ScoreSeries> adjacency;  // per capture point and layer, from adjacency.csv
     std::vector<StageScore> final;       // final_scores.csv, empty until the run has ended
     // Rows left out: a table's last line cut short ("<file>: line 7 is cut short ...").
@@ -68,6 +73,9 @@ struct RunCurves {
 
     // The series of a point and layer, or nullptr.
     const ScoreSeries* series(CapturePoint point, int layer) const;
+    // The run's wall time at `step`: interpolated between the rows of both tables around it,
+    // NaN outside them or where they have no time.
+    double secondsAt(int step) const;
     int layers(CapturePoint point) const;  // the highest layer with a series at `point`
 };
 

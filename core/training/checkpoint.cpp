@@ -111,6 +111,7 @@ void saveCheckpoint(const fs::path& path, const GptImpl& model, const AdamW& opt
     archive.write("snapshot_loss_steps", c10::IValue(int64_t{state.snapshotLossSteps}));
     archive.write("eval_loss_sum", c10::IValue(state.evalLossSum));
     archive.write("eval_loss_steps", c10::IValue(int64_t{state.evalLossSteps}));
+    archive.write("elapsed_s", c10::IValue(state.elapsedSeconds));
     for (const auto& item : model.named_parameters()) {
         archive.write("model." + item.key(), item.value().detach().to(torch::kCPU));
     }
@@ -160,6 +161,9 @@ CheckpointState readCheckpointState(const fs::path& path) {
             state.evalLossSum = value.toDouble();
             archive.read("eval_loss_steps", value);
             state.evalLossSteps = static_cast<int>(value.toInt());
+        }
+        if (archive.try_read("elapsed_s", value)) {
+            state.elapsedSeconds = value.toDouble();
         }
     } catch (const std::exception& e) {
         throw checkpointError(path, "damaged checkpoint header: " + firstLine(e.what()));

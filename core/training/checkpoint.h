@@ -38,6 +38,10 @@ struct CheckpointState {
     // first evaluation's training loss over the same steps (evaluations.csv).
     double evalLossSum = 0.0;
     int evalLossSteps = 0;
+    // The run's wall time up to the checkpoint, in seconds (0 in checkpoints written before it
+    // was kept: the resumed run's elapsed_s then starts again from 0, which readers of the run
+    // folder join up, run/run_catalog.h).
+    double elapsedSeconds = 0.0;
 };
 
 // Writes atomically and durably (util/files.h), sealed with a checksum. Throws std::runtime_error

@@ -99,12 +99,15 @@ Settings quick(TaskKind task) {
             // Indexing's recipe at a constant rate, with the padding masked out of attention and
             // a curriculum: numbers of up to 3 digits to step 500, up to 4 to step 1,000, then
             // all. Without the curriculum the model sat on the plateau of a random permutation
-            // (loss 0.78, about 2%) for 2,000 to 5,000 steps or the whole run; with it two seeds
-            // on two threads of a Zen 4 left it by steps 1,250 and 2,250 and passed 90% at steps
-            // 5,000 and 5,750, in 33.4 and 38.3 minutes; a third stayed on it to step 4,500
-            // (README, "Presets"). At 1e-3, at 2e-3, with 8 heads, with batches of 256, and with
-            // 3 or 4 layers it stayed on the plateau.
-            steps = "7000";
+            // (loss 0.78, about 2%) for 2,000 to 5,000 steps or the whole run; with it, at width
+            // 256, two seeds on two threads of a Zen 4 passed 90% in 33.4 and 38.3 minutes and a
+            // third stayed on it. Width 128 takes about twice the steps at a third of the time a
+            // step: seeds 1337 and 3 passed 90% at steps 10,750 and 9,500, in 22.9 and 20.2
+            // minutes on the same machine; seed 2 had 8.4% at 30 minutes (README, "Presets"). At
+            // 1e-3, at 2e-3, with 8 heads, with batches of 256, and with 3 or 4 layers it stayed on
+            // the plateau.
+            steps = "16000";
+            s.push_back({"dim", "128"});
             s.push_back({"train-size", "100000"});
             s.push_back({"batch", "512"});
             s.push_back({"lr", "0.0005"});

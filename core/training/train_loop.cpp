@@ -63,6 +63,14 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         ~ClearStop() { control.clearStop(); }
     } clearStop{*m_control};
     Loop loop{callbacks, Clock::now(), m_step, tokensPerStep(), {}, {}};
+    struct Session {  // this session's wall time joins the run's when it ends, however it ends
+        Trainer& trainer;
+        ~Session() {
+            trainer.m_secondsBefore = trainer.runSeconds();
+            trainer.m_sessionStart.reset();
+        }
+    } session{*this};
+    m_sessionStart = loop.start;
     auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
     // A run resumed from the checkpoint of the evaluation that ended it (killed while it wrote

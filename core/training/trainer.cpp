@@ -120,6 +120,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::filesystem::path& checkpoint
     trainer->m_snapshotLossSteps = state.snapshotLossSteps;
     trainer->m_evalLossSum = state.evalLossSum;
     trainer->m_evalLossSteps = state.evalLossSteps;
+    trainer->m_secondsBefore = std::isfinite(state.elapsedSeconds) && state.elapsedSeconds > 0
+                                   ? state.elapsedSeconds
+                                   : 0.0;
     if (!state.lastEvaluation.is_null()) {
         try {
             trainer->m_lastEval = evalFromJson(state.lastEvaluation);
@@ -240,6 +243,7 @@ void Trainer::saveCheckpoint(const std::filesystem::path& path) const {
     state.snapshotLossSteps = m_snapshotLossSteps;
     state.evalLossSum = m_evalLossSum;
     state.evalLossSteps = m_evalLossSteps;
+    state.elapsedSeconds = runSeconds();
     nope::saveCheckpoint(path, *m_model, *m_optimizer, state);
 }
 
@@ -280,6 +284,15 @@ void Trainer::loadBest(const std::filesystem::path& bestCheckpoint) {
     m_best.loadFrom(*best, m_device);
 }
 
+double Trainer::runSeconds() const {
+    const double session =
+        m_sessionStart
+            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_sessionStart)
+                  .count()
+            : 0.0;
+    return m_secondsBefore + session;
+}
+
 Snapshot Trainer::progress(double trainLoss, double tokensPerSecond, double elapsed,
                            int firstStep) {
     Snapshot s;
@@ -288,7 +301,7 @@ Snapshot Trainer::progress(double trainLoss, double tokensPerSecond, double elap
     s.trainLoss = trainLoss;
     s.learningRate = learningRateAt(std::max(0, m_step.load() - 1), m_trainConfig);
     s.tokensPerSecond = tokensPerSecond;
-    s.elapsedSeconds = elapsed;
+    s.elapsedSeconds = m_secondsBefore + elapsed;  // the run's, over its sessions
     s.etaSeconds =
         m_step > firstStep ? elapsed / (m_step - firstStep) * (m_trainConfig.steps - m_step) : 0.0;
     // The time limit ends the run first: the time to it, and the step it stops near at this speed.

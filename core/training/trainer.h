@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -184,6 +185,11 @@ private:
     int m_snapshotLossSteps = 0;
     double m_evalLossSum = 0.0;  // ... and since the last evaluation (checkpointed)
     int m_evalLossSteps = 0;
+    // The run's wall time: that of the sessions before this one (checkpointed, so that a resumed
+    // run's elapsed_s goes on from where it stopped), and the start of the one under way.
+    double m_secondsBefore = 0.0;
+    std::optional<std::chrono::steady_clock::time_point> m_sessionStart;
+    double runSeconds() const;  // the sessions before and the one under way
 };
 
 }  // namespace nope

@@ -2,6 +2,8 @@
 // and writes.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_fixture.h"
@@ -230,6 +232,17 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     EXPECT_EQ(evaluationsResumed[3], evaluations[3]);
     EXPECT_EQ(evaluationsResumed[4].substr(0, 3), "30,");
     EXPECT_TRUE(fs::exists(folder / "snapshots/step_000030.json"));
+    // elapsed_s is the run's wall time: the checkpoint carries it, the resumed rows go on from it
+    auto elapsed = [](const std::string& row) {
+        std::vector<std::string> cells;
+        std::stringstream in(row);
+        for (std::string cell; std::getline(in, cell, ',');) {
+            cells.push_back(cell);
+        }
+        return std::stod(cells.at(6));
+    };
+    EXPECT_GT(elapsed(resumed[4]), elapsed(metrics[3])) << resumed[3] << "\n" << resumed[4];
+    EXPECT_GT(elapsed(evaluationsResumed[4]), elapsed(evaluations[3]));
 
     const Result analysed = run("analyze --task indexing --samples 8 --threads 1 --checkpoint " +
                                 folder.string());  // the run's best checkpoint

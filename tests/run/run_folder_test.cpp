@@ -1,6 +1,7 @@
 // The run folder: what the CLI writes is what the window reads back.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -179,6 +180,55 @@ TEST(RunFolder, ATornLastLineIsLeftOutAndNamed) {
     EXPECT_EQ(shorter.adjacency[0].steps, (std::vector<int>{0, 10}));
     ASSERT_EQ(shorter.problems.size(), 1u);
     EXPECT_NE(shorter.problems[0].find("adjacency.csv: line 4 is cut short"), std::string::npos);
+}
+
+// A run resumed from a checkpoint written before checkpoints kept the run's wall time wrote
+// elapsed_s again from 0: the reader joins the sessions up, and places any step on that time.
+TEST(RunFolder, TheWallTimeOfAResumedRunIsJoinedUp) {
+    test::TestFolder folder("nopescope-elapsed");
+    const fs::path dir = folder.path() / "run";
+    fs::create_directories(dir);
+    writeFileAtomic(dir / "config.json", R"({"task": "ordering"})");
+    writeFileAtomic(dir / "metrics.csv",
+                    "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s,"
+                    "eval_step\n"
+                    "0,,4.7,0.00,0,0,1.0,0\n"
+                    "100,0.8,0.8,1.00,5e-04,3000,101.0,100\n"
+                    "200,0.7,0.7,2.00,5e-04,3000,201.0,200\n"  // the first session ends
+                    "300,0.5,0.5,40.00,5e-04,3000,50.0,300\n"  // resumed at step 200
+                    "400,0.2,0.2,90.00,5e-04,3000,,400\n");    // no time recorded
+    writeFileAtomic(dir / "evaluations.csv",
+                    "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s\n"
+                    "0,,4.7,0.00,0,0,1.0\n"
+                    "100,0.8,0.8,1.00,5e-04,3000,101.0\n"
+                    "150,0.8,0.75,1.50,5e-04,3000,151.0\n"
+                    "200,0.7,0.7,2.00,5e-04,3000,201.0\n"
+                    "250,0.6,0.6,20.00,5e-04,3000,25.0\n"  // resumed at step 200
+                    "300,0.5,0.5,40.00,5e-04,3000,50.0\n");
+    const RunCurves curves = readRunCurves(dir);
+    ASSERT_EQ(curves.seconds.size(), 5u);
+    EXPECT_DOUBLE_EQ(curves.seconds[2], 201.0);
+    EXPECT_DOUBLE_EQ(curves.seconds[3], 251.0);
+    EXPECT_TRUE(std::isnan(curves.seconds[4]));
+    EXPECT_EQ(curves.evalSteps, (std::vector<int>{0, 100, 150, 200, 250, 300, 400}));
+    const std::vector<double> joined = {1.0, 101.0, 151.0, 201.0, 226.0, 251.0};
+    ASSERT_EQ(curves.evalSeconds.size(), 7u);
+    for (size_t i = 0; i < joined.size(); ++i) {
+        EXPECT_DOUBLE_EQ(curves.evalSeconds[i], joined[i]) << "step " << curves.evalSteps[i];
+    }
+    EXPECT_TRUE(std::isnan(curves.evalSeconds[6]));  // metrics.csv's row 400, without a time
+    EXPECT_DOUBLE_EQ(curves.secondsAt(250), 226.0);
+    EXPECT_DOUBLE_EQ(curves.secondsAt(50), 51.0);    // between two rows
+    EXPECT_TRUE(std::isnan(curves.secondsAt(350)));  // after the last timed row
+    EXPECT_TRUE(std::isnan(curves.secondsAt(-1)));
+
+    // A run whose checkpoints kept its time wrote no fall: nothing to join.
+    fs::remove(dir / "metrics.csv");
+    writeFileAtomic(dir / "evaluations.csv",
+                    "step,train_loss,test_loss,accuracy,learning_rate,tokens_per_s,elapsed_s\n"
+                    "0,,4.7,0.00,0,0,1.0\n"
+                    "300,0.5,0.5,40.00,5e-04,3000,300.0\n");
+    EXPECT_DOUBLE_EQ(readRunCurves(dir).secondsAt(300), 300.0);
 }
 
 TEST(SnapshotHistory, KeepsStepOrderAndReplacesAStepsSnapshot) {

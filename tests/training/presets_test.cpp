@@ -94,7 +94,8 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(ordering.train.data.trainSize, 100000);
     EXPECT_DOUBLE_EQ(ordering.train.learningRate, 5e-4);
     EXPECT_EQ(ordering.train.batchSize, 512);
-    EXPECT_EQ(ordering.train.steps, 7000);
+    EXPECT_EQ(ordering.train.steps, 16000);
+    EXPECT_EQ(ordering.model.nEmbd, 128);  // a third of the time a step of width 256 takes
     EXPECT_DOUBLE_EQ(ordering.train.minLrRatio, 1.0);  // a constant rate after the warm-up
     EXPECT_DOUBLE_EQ(learningRateAt(5000, ordering.train), 5e-4);
     EXPECT_EQ(ordering.train.evalEvery, 250);

@@ -130,6 +130,38 @@ TEST_F(CompareTabTest, ListsRunsAndOverlaysTheTicked) {
     EXPECT_TRUE(tab.problem().isEmpty());
 }
 
+// Over wall time each run's points sit at its elapsed_s (0, 1 and 2 s at steps 0, 50 and 100),
+// in minutes, the adjacency's snapshot steps placed on the same clock.
+TEST_F(CompareTabTest, CurvesOverWallTimeUseEachRunsElapsedSeconds) {
+    ui::CompareTab tab;
+    tab.resize(1100, 900);
+    tab.browser()->setRoot(QString::fromStdString(m_root.string()));
+    tab.browser()->setChecked(0, true);
+    ui::CompareCurves* curves = tab.curves();
+    auto keys = [](QCustomPlot* plot) {
+        std::vector<double> x;
+        for (auto it = plot->graph(0)->data()->constBegin();
+             it != plot->graph(0)->data()->constEnd(); ++it) {
+            x.push_back(it->key);
+        }
+        return x;
+    };
+    EXPECT_EQ(curves->xAxis(), ui::CompareCurves::XAxis::Step);
+    EXPECT_EQ(keys(curves->accuracyPlot()), (std::vector<double>{0, 50, 100}));
+    curves->setXAxis(ui::CompareCurves::XAxis::Minutes);
+    for (QCustomPlot* plot : {curves->accuracyPlot(), curves->adjacencyPlot()}) {
+        const std::vector<double> x = keys(plot);
+        ASSERT_EQ(x.size(), 3u);
+        EXPECT_DOUBLE_EQ(x[0], 0.0);
+        EXPECT_DOUBLE_EQ(x[1], 1.0 / 60.0);
+        EXPECT_DOUBLE_EQ(x[2], 2.0 / 60.0);
+        EXPECT_EQ(plot->xAxis->label(), "wall time (minutes)");
+    }
+    curves->setXAxis(ui::CompareCurves::XAxis::Step);
+    EXPECT_EQ(keys(curves->adjacencyPlot()), (std::vector<double>{0, 50, 100}));
+    EXPECT_EQ(curves->adjacencyPlot()->xAxis->label(), "step");
+}
+
 TEST_F(CompareTabTest, SideBySideShowsTheDifference) {
     ui::CompareTab tab;
     tab.resize(1100, 900);
