@@ -20,6 +20,7 @@
 #include "util/files.h"
 #include "util/format.h"
 #include "util/runtime.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli {
 
@@ -122,10 +123,6 @@ std::optional<std::string> checkOwnPrompts(const std::vector<std::string>& promp
         length = std::max(length, taskLength);
     }
     return std::nullopt;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "util/autocast_scope.h"
 #include "util/format.h"
 #include "util/runtime.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli {
 
@@ -45,7 +46,7 @@ Timing timeSteps(Trainer& trainer, int warmup, int timed) {
     for (int i = 0; i < timed; ++i) {
         const auto start = Clock::now();
         trainer.stepOnce();
-        seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+        seconds.push_back(secondsSince(start));
     }
     const TrainConfig& c = trainer.trainConfig();
     Timing t;
@@ -77,7 +78,7 @@ double gemmGflops(torch::ScalarType dtype, int64_t n = 2048, int reps = 5) {
     for (int i = 0; i < reps; ++i) {
         const auto start = Clock::now();
         const auto c = product();
-        seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+        seconds.push_back(secondsSince(start));
     }
     return 2.0 * double(n) * n * n / median(seconds) / 1e9;
 }

@@ -19,6 +19,7 @@
 #include "study/manifest.h"
 #include "util/error_text.h"
 #include "util/files.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli {
 
@@ -170,8 +171,7 @@ int runPart(ReportPart& part, const fs::path& dir, int jobs) {
                  commandLine(args).c_str());
     const auto start = std::chrono::steady_clock::now();
     const int status = runSweep(args);
-    recordTiming(dir, part,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    recordTiming(dir, part, secondsSince(start));
     part.status = status;
     return status;
 }
@@ -248,17 +248,16 @@ int runReproduce(const Args& args) {
             return status;  // the sweep said why
         }
     }
-    ReportContext context{
-        dir,
-        scale != Scale::Full,
-        seeds,
-        smoke ? 32 : 256,
-        "nopescope-cli reproduce " + commandLine(args),
-        smoke ? "2 x 32" : "default (6 x 384)",
-        smoke   ? "quick preset, 2 x 32"
-        : quick ? "quick preset (2 x 256)"
-                : "paper preset (6 x 384)",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    ReportContext context{dir,
+                          scale != Scale::Full,
+                          seeds,
+                          smoke ? 32 : 256,
+                          "nopescope-cli reproduce " + commandLine(args),
+                          smoke ? "2 x 32" : "default (6 x 384)",
+                          smoke   ? "quick preset, 2 x 32"
+                          : quick ? "quick preset (2 x 256)"
+                                  : "paper preset (6 x 384)",
+                          secondsSince(start)};
     for (const auto& part : parts) {
         context.partSeconds += part.seconds;
     }

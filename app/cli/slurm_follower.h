@@ -22,6 +22,7 @@
 #include "cli/sweep_slurm.h"
 #include "study/manifest.h"
 #include "study/slurm.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli::slurm_follow {
 
@@ -181,9 +182,9 @@ public:
         }
         const auto queue = squeue(jobs);
         if (!queue && m_squeueFailingSince &&
-            seconds(*m_squeueFailingSince) > kSqueueGiveUpSeconds) {
+            secondsSince(*m_squeueFailingSince) > kSqueueGiveUpSeconds) {
             std::fprintf(stderr, "squeue has failed for %.0f s: stopped following\n",
-                         seconds(*m_squeueFailingSince));
+                         secondsSince(*m_squeueFailingSince));
             return std::nullopt;
         }
         std::vector<size_t> unknown;
@@ -233,10 +234,6 @@ public:
     }
 
 private:
-    static double seconds(Clock::time_point since) {
-        return std::chrono::duration<double>(Clock::now() - since).count();
-    }
-
     // squeue's states, one line per task (-r); nothing when it failed.
     std::optional<Queue> squeue(const std::set<std::string>& jobs) {
         std::string ids;
@@ -298,7 +295,7 @@ private:
         if (auto end = statusOf(m_dir, run)) {
             return finish(run, end->status, end->exitCode, end->seconds);
         }
-        if (seconds(since) < m_grace) {
+        if (secondsSince(since) < m_grace) {
             return false;
         }
         appendToLog(m_dir / run.log, "slurm: array task " + task + " ended " + state +

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "util/format.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli {
 
@@ -61,8 +62,7 @@ void SweepProgress::ended(const study::SweepRun& run) {
 
 // The bar, or a line naming the run that ended; a failure adds the end of its log.
 void SweepProgress::draw(const study::SweepRun* finished) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    const double elapsed = secondsSince(m_start);
     const int remaining = m_total - m_done - m_failed;
     std::string left = "-";
     if (m_ended > 0 && remaining > 0) {

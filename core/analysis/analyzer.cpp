@@ -14,6 +14,7 @@
 #include "model/fast_ops.h"
 #include "model/linear.h"
 #include "util/autocast_scope.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -345,7 +346,7 @@ Analysis analyze(GptImpl& model, const torch::Tensor& tokens, const AnalysisOpti
     }
     const auto fitStart = Clock::now();
     out.projection = fitProjections(accs, tokens, options);
-    out.projectionSeconds = std::chrono::duration<double>(Clock::now() - fitStart).count();
+    out.projectionSeconds = secondsSince(fitStart);
     for (int64_t i = 0; i < std::min<int64_t>(options.keepPrompts, analysed); ++i) {
         out.keptPrompts.push_back(i < int64_t(prompts.size()) ? prompts[i] : std::string());
     }

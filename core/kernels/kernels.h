@@ -16,6 +16,7 @@ bool cpuHasAvx512();  // AVX-512 F, BW, VL and DQ
 // bf16 dot products in hardware: AVX-512 BF16 or AMX-BF16 (the CPUID bits; without either,
 // LibTorch's bf16 matrix products run far slower than its fp32 ones: model/fast_ops.h)
 bool cpuHasBf16Products();
+bool cpuHasAvx512Bf16();  // AVX-512 (as cpuHasAvx512) with its BF16 dot product
 
 #define NOPE_KERNEL_DECLARATIONS                                                                   \
     /* y = gelu(x) */                                                                              \
@@ -87,12 +88,21 @@ NOPE_KERNEL_DECLARATIONS
 
 namespace avx512 {
 NOPE_KERNEL_DECLARATIONS
+// attentionForwardBf16 and attentionBackwardBf16 with AVX-512 BF16's dot product (the same values
+// to the bit): only where cpuHasAvx512Bf16()
+void attentionForwardBf16Dot(const uint16_t* q, const uint16_t* k, const uint16_t* v, int64_t ld,
+                             int64_t t, int64_t hs, bool causal, float scale, const float* mask,
+                             float* p, uint16_t* y, int64_t ldy, float* work);
+void attentionBackwardBf16Dot(const uint16_t* q, const uint16_t* k, const uint16_t* v, int64_t ld,
+                              int64_t t, int64_t hs, bool causal, float scale, const float* mask,
+                              const float* p, const uint16_t* gy, int64_t ldgy, uint16_t* gq,
+                              uint16_t* gk, uint16_t* gv, float* work);
 }  // namespace avx512
 
 #undef NOPE_KERNEL_DECLARATIONS
 
-// The kernels of the widest instruction set this CPU runs (AVX-512, else AVX2; callers check
-// cpuHasAvx2Fma() first).
+// The kernels of the widest instruction set this CPU runs (AVX-512, with its BF16 dot product
+// where it has it, else AVX2; callers check cpuHasAvx2Fma() first).
 struct Kernels {
     void (*geluForward)(const float*, float*, int64_t);
     void (*geluBackward)(const float*, const float*, float*, int64_t);

@@ -34,22 +34,37 @@ bool cpuHasAvx512() {
 #endif
 }
 
-bool cpuHasBf16Products() {
+namespace {
+
+struct Bf16Bits {
+    bool avx512Bf16 = false, amxBf16 = false;
+};
+
+Bf16Bits bf16Bits() {
+    Bf16Bits bits;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
-        return false;
+        return bits;
     }
-    const bool amxBf16 = (edx >> 22) & 1u;  // leaf 7.0, EDX bit 22
+    bits.amxBf16 = (edx >> 22) & 1u;  // leaf 7.0, EDX bit 22
     const unsigned maxSubleaf = eax;
-    bool avx512Bf16 = false;
     if (maxSubleaf >= 1 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) {
-        avx512Bf16 = ((eax >> 5) & 1u) && cpuHasAvx512();  // leaf 7.1, EAX bit 5
+        bits.avx512Bf16 = ((eax >> 5) & 1u) && cpuHasAvx512();  // leaf 7.1, EAX bit 5
     }
-    return amxBf16 || avx512Bf16;
-#else
-    return false;
 #endif
+    return bits;
+}
+
+}  // namespace
+
+bool cpuHasBf16Products() {
+    const Bf16Bits bits = bf16Bits();
+    return bits.amxBf16 || bits.avx512Bf16;
+}
+
+bool cpuHasAvx512Bf16() {
+    return bf16Bits().avx512Bf16;
 }
 
 // The kernels of one build, in the order of Kernels' members.
@@ -63,7 +78,14 @@ bool cpuHasBf16Products() {
     }
 
 const Kernels& selected() {
-    static const Kernels chosen = cpuHasAvx512() ? NOPE_KERNELS_OF(avx512) : NOPE_KERNELS_OF(avx2);
+    static const Kernels chosen = [] {
+        Kernels k = cpuHasAvx512() ? NOPE_KERNELS_OF(avx512) : NOPE_KERNELS_OF(avx2);
+        if (cpuHasAvx512Bf16()) {
+            k.attentionForwardBf16 = avx512::attentionForwardBf16Dot;
+            k.attentionBackwardBf16 = avx512::attentionBackwardBf16Dot;
+        }
+        return k;
+    }();
     return chosen;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "analysis/analyzer.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -93,7 +94,7 @@ AblationTable runAblations(GptImpl& model, const torch::Tensor& tokens,
         result.nonFinite = anyNonFinite(result.analysis);
         table.results.push_back(std::move(result));
     }
-    table.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    table.seconds = secondsSince(start);
     return table;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/adjacency.h"
 #include "analysis/analyzer.h"
 #include "mechanism/averaging_model.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -51,8 +52,7 @@ AveragingResult scoreAverages(const AveragingConfig& c, const torch::Tensor& wei
     result.adjacencyStd = ms.std;
     const auto mean = cosine.mean(0).contiguous();
     result.meanMatrix.assign(mean.data_ptr<float>(), mean.data_ptr<float>() + T * T);
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = secondsSince(start);
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include "probe/probe_fit.h"
 #include "tasks/vocab.h"
 #include "util/rng.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -141,8 +142,7 @@ ProbeReport runProbes(GptImpl& model, const ProbeConfig& config, const ProbeToke
     for (auto& [key, r] : results) {
         report.results.push_back(std::move(r));
     }
-    report.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.seconds = secondsSince(start);
     return report;
 }
 

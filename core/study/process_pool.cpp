@@ -12,6 +12,8 @@
 #include <fstream>
 #include <thread>
 
+#include "util/stopwatch.h"
+
 extern char** environ;
 
 namespace nope::study {
@@ -213,7 +215,7 @@ private:
     }
 
     void report(const Active& a, JobOutcome outcome, int code) {
-        const double seconds = std::chrono::duration<double>(Clock::now() - a.start).count();
+        const double seconds = secondsSince(a.start);
         if (m_callbacks.ended) {
             m_callbacks.ended({a.job, outcome, code, seconds});
         }

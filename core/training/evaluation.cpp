@@ -6,6 +6,7 @@
 #include "tasks/batch.h"
 #include "tasks/vocab.h"
 #include "util/autocast_scope.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -234,8 +235,7 @@ EvalResult Evaluator::evaluate(GptImpl& model, const std::atomic<bool>* cancel) 
     for (const auto& [length, bucket] : byLength) {
         result.byLength.push_back(bucket);
     }
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = secondsSince(start);
     return result;
 }
 

@@ -10,16 +10,11 @@
 #include "training/trainer.h"
 #include "util/format.h"
 #include "util/runtime.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsBetween(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double>(b - a).count();
-}
 
 // Throughput over the steps since the last reset (the mean losses are the Trainer's sums, which
 // a checkpoint keeps across a resume).
@@ -42,13 +37,11 @@ enum class Trainer::Verdict : int { Go = 0, Reached = 1, OutOfTime = 2, Stopped 
 
 struct Trainer::Loop {
     const TrainerCallbacks& callbacks;
-    Clock::time_point start;
     int firstStep;
     int64_t tokensPerStep;
     Window sinceEval;
     Window sinceSnapshot;
     bool best = false;  // the last evaluation set a new best
-    double elapsed() const { return secondsBetween(start, Clock::now()); }
     void stepEnded(int step) const {
         if (callbacks.stepEnded) {
             callbacks.stepEnded(step);
@@ -62,7 +55,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         RunControl& control;
         ~ClearStop() { control.clearStop(); }
     } clearStop{*m_control};
-    Loop loop{callbacks, Clock::now(), m_step, tokensPerStep(), {}, {}};
+    Loop loop{callbacks, m_step, tokensPerStep(), {}, {}};
     struct Session {  // this session's wall time joins the run's when it ends, however it ends
         Trainer& trainer;
         ~Session() {
@@ -70,7 +63,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
             trainer.m_sessionStart.reset();
         }
     } session{*this};
-    m_sessionStart = loop.start;
+    m_sessionStart = SteadyClock::now();
     auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
 
     // A run resumed from the checkpoint of the evaluation that ended it (killed while it wrote
@@ -151,7 +144,7 @@ Trainer::Verdict Trainer::evaluateAndSnapshot(Loop& loop) {
         reached = m_lastEval.accuracy > m_trainConfig.stopAccuracy;
     }
     const bool outOfTime = m_trainConfig.timeLimitMinutes > 0 &&
-                           loop.elapsed() > 60.0 * m_trainConfig.timeLimitMinutes;
+                           sessionSeconds() > 60.0 * m_trainConfig.timeLimitMinutes;
     if (outOfTime && !reached && !last && m_lastEval.step != m_step) {
         if (!evaluatePhase(loop)) {
             return Verdict::Stopped;
@@ -171,9 +164,9 @@ Trainer::Verdict Trainer::evaluateAndSnapshot(Loop& loop) {
 }
 
 std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
-    const auto stepStart = Clock::now();
+    const auto stepStart = SteadyClock::now();
     const StepResult step = trainStep(m_step);
-    const double seconds = secondsBetween(stepStart, Clock::now());
+    const double seconds = secondsSince(stepStart);
     if (!step.finite()) {
         const bool lossBad = !std::isfinite(step.loss);
         const double bad = lossBad ? step.loss : step.gradNorm;
@@ -208,7 +201,7 @@ bool Trainer::evaluatePhase(Loop& loop) {
         const double meanLoss =
             m_evalLossSteps > 0 ? m_evalLossSum / m_evalLossSteps : std::nan("");
         loop.callbacks.evaluated(
-            progress(meanLoss, loop.sinceEval.tokensPerSecond(loop.tokensPerStep), loop.elapsed(),
+            progress(meanLoss, loop.sinceEval.tokensPerSecond(loop.tokensPerStep), sessionSeconds(),
                      loop.firstStep),
             loop.best);
     }
@@ -226,7 +219,7 @@ bool Trainer::snapshotPhase(Loop& loop, bool final) {
         const double meanLoss =
             m_snapshotLossSteps > 0 ? m_snapshotLossSum / m_snapshotLossSteps : std::nan("");
         Snapshot s = progress(meanLoss, loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
-                              loop.elapsed(), loop.firstStep);
+                              sessionSeconds(), loop.firstStep);
         s.analysis = analyzeOn(m_prompts, m_control->stopFlag(), m_trainConfig.snapshotPrecision);
         if (s.analysis.cancelled) {
             return false;

@@ -14,6 +14,7 @@
 #include "util/format.h"
 #include "util/rng.h"
 #include "util/runtime.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -284,13 +285,8 @@ void Trainer::loadBest(const std::filesystem::path& bestCheckpoint) {
     m_best.loadFrom(*best, m_device);
 }
 
-double Trainer::runSeconds() const {
-    const double session =
-        m_sessionStart
-            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_sessionStart)
-                  .count()
-            : 0.0;
-    return m_secondsBefore + session;
+double Trainer::sessionSeconds() const {
+    return m_sessionStart ? secondsSince(*m_sessionStart) : 0.0;
 }
 
 Snapshot Trainer::progress(double trainLoss, double tokensPerSecond, double elapsed,

@@ -189,7 +189,8 @@ private:
     // run's elapsed_s goes on from where it stopped), and the start of the one under way.
     double m_secondsBefore = 0.0;
     std::optional<std::chrono::steady_clock::time_point> m_sessionStart;
-    double runSeconds() const;  // the sessions before and the one under way
+    double sessionSeconds() const;  // the one under way's (0 between sessions)
+    double runSeconds() const { return m_secondsBefore + sessionSeconds(); }
 };
 
 }  // namespace nope

@@ -10,6 +10,7 @@
 #include "tasks/batch.h"
 #include "training/evaluation.h"
 #include "training/trainer.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 
@@ -90,7 +91,7 @@ PromptAnalysis Trainer::analyzePrompts(const std::vector<std::string>& prompts) 
             nope::analyze(*m_model, set.tokens.to(m_device), options, set.padded));
         out.answers.push_back(answerPrompts(*m_model, m_task, {prompt}, set.tokens).front());
     }
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.seconds = secondsSince(start);
     return out;
 }
 

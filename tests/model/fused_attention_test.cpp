@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "kernels/kernels.h"
 #include "model/dropout.h"
@@ -50,7 +51,8 @@ double largestOff(const torch::Tensor& actual, const torch::Tensor& expected) {
 class FusedAttentionCase
     : public ::testing::TestWithParam<std::tuple<torch::ScalarType, bool, int>> {};
 
-const Case kCases[] = {{3, 13, 3, 24}, {2, 40, 4, 64}, {1, 1, 2, 8}, {2, 70, 2, 16}};
+// the last with an odd head size, which bf16 takes without pairs
+const Case kCases[] = {{3, 13, 3, 24}, {2, 40, 4, 64}, {1, 1, 2, 8}, {2, 70, 2, 16}, {2, 9, 3, 5}};
 
 TEST_P(FusedAttentionCase, MatchesTheOperationsItReplacesInValueAndGradient) {
     if (!kernels::cpuHasAvx2Fma()) {
@@ -93,7 +95,7 @@ TEST_P(FusedAttentionCase, MatchesTheOperationsItReplacesInValueAndGradient) {
 INSTANTIATE_TEST_SUITE_P(
     DtypeMaskAndShape, FusedAttentionCase,
     ::testing::Combine(::testing::Values(torch::kFloat, torch::kBFloat16), ::testing::Bool(),
-                       ::testing::Range(0, 4)),
+                       ::testing::Range(0, 5)),
     [](const ::testing::TestParamInfo<std::tuple<torch::ScalarType, bool, int>>& info) {
         const Case c = kCases[std::get<2>(info.param)];
         return std::string(std::get<0>(info.param) == torch::kFloat ? "Fp32" : "Bf16") +
@@ -155,6 +157,66 @@ TEST(FusedAttention, AppliesOnlyWhereItsKernelsDo) {
     }
     FastKernelsScope off(false);
     EXPECT_FALSE(fusedAttentionApplies(torch::zeros({1, 4, 12}), 2, false));
+}
+
+// The bf16 kernels of every build give the same bits: AVX2's, AVX-512's, and AVX-512's with the
+// BF16 dot product (its pairs added in the same order, each product rounded once), forward and
+// backward, with and without the dropout on the weights, heads of even and odd size.
+TEST(FusedAttention, Bf16KernelsAgreeToTheBitAcrossInstructionSets) {
+    if (!kernels::cpuHasAvx2Fma() || !kernels::cpuHasAvx512()) {
+        GTEST_SKIP() << "this CPU lacks AVX-512 (or AVX2): one build only";
+    }
+    using Forward = decltype(&kernels::avx2::attentionForwardBf16);
+    using Backward = decltype(&kernels::avx2::attentionBackwardBf16);
+    struct Build {
+        const char* name;
+        Forward forward;
+        Backward backward;
+    };
+    std::vector<Build> builds = {
+        {"avx2", kernels::avx2::attentionForwardBf16, kernels::avx2::attentionBackwardBf16},
+        {"avx512", kernels::avx512::attentionForwardBf16, kernels::avx512::attentionBackwardBf16}};
+    if (kernels::cpuHasAvx512Bf16()) {
+        builds.push_back({"avx512 bf16 dot", kernels::avx512::attentionForwardBf16Dot,
+                          kernels::avx512::attentionBackwardBf16Dot});
+        EXPECT_EQ(kernels::selected().attentionForwardBf16,
+                  &kernels::avx512::attentionForwardBf16Dot);
+    }
+    torch::manual_seed(11);
+    for (const Case c : {Case{1, 37, 1, 64}, Case{1, 21, 1, 7}}) {
+        for (const bool dropout : {false, true}) {
+            const int64_t t = c.t, hs = c.hs, ld = 3 * hs;
+            // scores of a few units, as in a trained model, so that the weights are not all alike
+            const auto qkv = (torch::randn({t, ld}) * 1.5).to(torch::kBFloat16);
+            const auto gy = torch::randn({t, hs}).to(torch::kBFloat16);
+            const auto mask =
+                (torch::rand({t, t}) > 0.3).to(torch::kFloat) / 0.7;  // 0 or 1 / (1 - rate)
+            const auto* x = reinterpret_cast<const uint16_t*>(qkv.data_ptr<at::BFloat16>());
+            const auto* g = reinterpret_cast<const uint16_t*>(gy.data_ptr<at::BFloat16>());
+            const float* m = dropout ? mask.data_ptr<float>() : nullptr;
+            const float scale = 1.0f / std::sqrt(float(hs));
+            std::vector<std::vector<uint16_t>> ys, grads;
+            std::vector<std::vector<float>> weights;
+            for (const Build& b : builds) {
+                std::vector<float> work(kernels::attentionWorkFloats(t, hs)), p(t * t);
+                std::vector<uint16_t> y(t * hs), gqkv(t * ld);
+                b.forward(x, x + hs, x + 2 * hs, ld, t, hs, true, scale, m, p.data(), y.data(), hs,
+                          work.data());
+                b.backward(x, x + hs, x + 2 * hs, ld, t, hs, true, scale, m, p.data(), g, hs,
+                           gqkv.data(), gqkv.data() + hs, gqkv.data() + 2 * hs, work.data());
+                ys.push_back(y);
+                grads.push_back(gqkv);
+                weights.push_back(p);
+            }
+            for (size_t i = 1; i < builds.size(); ++i) {
+                SCOPED_TRACE(std::string(builds[i].name) + " against avx2, head size " +
+                             std::to_string(hs) + (dropout ? ", dropout" : ""));
+                EXPECT_EQ(ys[i], ys[0]);
+                EXPECT_EQ(weights[i], weights[0]);
+                EXPECT_EQ(grads[i], grads[0]);
+            }
+        }
+    }
 }
 
 }  // namespace
