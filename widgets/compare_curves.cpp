@@ -14,6 +14,7 @@
 
 #include "widgets/plot_style.h"
 #include "widgets/qcp.h"
+#include "widgets/theme_colors.h"
 
 namespace nope::ui {
 
@@ -23,14 +24,32 @@ QString runLabel(const ComparedRun& run) {
     return QString::fromStdString(run.summary.name);
 }
 
-// Each run's colour; every layer of a run in that colour, lighter with depth.
-QColor runColor(size_t run, size_t runs, int layer, int layers, bool dark) {
-    QColor c = layerColor(static_cast<int>(run) + 1, static_cast<int>(runs), dark);
+// Each run's colour (the theme's distinct run colours, which come round again past the last);
+// every layer of a run in that colour, lighter with depth.
+QColor runColor(size_t run, int layer, int layers, bool dark) {
+    QColor c = runCurveColor(static_cast<int>(run), dark);
     if (layer >= 0 && layers > 0) {
         c = dark ? c.darker(100 + 60 * (layers - layer) / layers)
                  : c.lighter(100 + 60 * (layers - layer) / layers);
     }
     return c;
+}
+
+// Runs past the colours' first round get another line style and marker, so that no two look
+// alike.
+int colorRound(size_t run) {
+    return static_cast<int>(run / static_cast<size_t>(runCurveColors())) % 3;
+}
+
+Qt::PenStyle runLineStyle(size_t run) {
+    const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashDotLine, Qt::DotLine};
+    return styles[colorRound(run)];
+}
+
+QCPScatterStyle runMarker(size_t run) {
+    const QCPScatterStyle::ScatterShape shapes[] = {
+        QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle};
+    return QCPScatterStyle(shapes[colorRound(run)], 4);
 }
 
 QString layerName(CapturePoint point, int layer) {
@@ -259,9 +278,9 @@ void CompareCurves::drawAdjacency(CapturePoint point, int layer, bool dark) {
             graph->setData(c.x, c.y, true);
             graph->setName(layer < 0 ? runLabel(m_runs[r]) + ": " + layerName(point, l)
                                      : runLabel(m_runs[r]));
-            graph->setPen(QPen(runColor(r, m_runs.size(), layer < 0 ? l : -1, layers, dark), 2,
-                               l == 0 && layer < 0 ? Qt::DashLine : Qt::SolidLine));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+            graph->setPen(QPen(runColor(r, layer < 0 ? l : -1, layers, dark), 2,
+                               l == 0 && layer < 0 ? Qt::DashLine : runLineStyle(r)));
+            graph->setScatterStyle(runMarker(r));
         }
     }
     m_adjacency->legend->setVisible(m_adjacency->graphCount() <= 16);
@@ -281,8 +300,8 @@ void CompareCurves::drawAccuracy(bool dark) {
         QCPGraph* graph = m_accuracy->addGraph();
         graph->setData(c.x, c.y, true);
         graph->setName(runLabel(m_runs[r]));
-        graph->setPen(QPen(runColor(r, m_runs.size(), -1, 0, dark), 2));
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+        graph->setPen(QPen(runColor(r, -1, 0, dark), 2, runLineStyle(r)));
+        graph->setScatterStyle(runMarker(r));
     }
     m_accuracy->xAxis->rescale();
     m_accuracy->yAxis->setRange(0.0, 100.0);

@@ -36,6 +36,7 @@ struct PaletteEntry {
 struct Theme {
     std::array<std::array<QColor, kColors>, 2> colors;
     std::array<std::vector<QColor>, 2> features;
+    std::array<std::vector<QColor>, 2> runs;
     std::array<LayerHues, 2> hues;
     std::vector<std::pair<double, QColor>> heatmap;
     std::array<std::vector<PaletteEntry>, 2> palette;
@@ -115,6 +116,27 @@ std::vector<PaletteEntry> parsePalette(const QJsonObject& roles, const QString& 
     return entries;
 }
 
+// A non-empty list of colours under `section`.`name` ("probeFeatures.light").
+std::vector<QColor> parseColorList(const QJsonObject& section, const QString& sectionName,
+                                   const QString& name) {
+    const QJsonArray list = section.value(name).toArray();
+    if (list.isEmpty()) {
+        fail(sectionName + "." + name, "missing or empty");
+    }
+    std::vector<QColor> colors;
+    for (int i = 0; i < list.size(); ++i) {
+        colors.push_back(
+            parseColor(list.at(i), QString("%1.%2[%3]").arg(sectionName, name).arg(i)));
+    }
+    return colors;
+}
+
+// list[index], coming round again past the last (and before the first)
+QColor wrappedAt(const std::vector<QColor>& list, int index) {
+    const int n = int(list.size());
+    return list[size_t(((index % n) + n) % n)];
+}
+
 Theme loadTheme() {
     initResources();
     QFile file(kFile);
@@ -131,6 +153,7 @@ Theme loadTheme() {
 
     const QJsonObject colors = objectAt(root, "colors", "");
     const QJsonObject features = objectAt(root, "probeFeatures", "");
+    const QJsonObject runs = objectAt(root, "runCurves", "");
     const QJsonObject curves = objectAt(root, "layerCurves", "");
     const QJsonObject curveValues = objectAt(curves, "value", "layerCurves.");
     const QJsonObject palette = objectAt(root, "palette", "");
@@ -145,14 +168,8 @@ Theme loadTheme() {
             theme.colors[dark][size_t(kThemeColorNames[i].value)] =
                 parseColor(named.value(key), "colors." + name + "." + key);
         }
-        const QJsonArray list = features.value(name).toArray();
-        if (list.isEmpty()) {
-            fail("probeFeatures." + name, "missing or empty");
-        }
-        for (int i = 0; i < list.size(); ++i) {
-            theme.features[dark].push_back(
-                parseColor(list.at(i), QString("probeFeatures.%1[%2]").arg(name).arg(i)));
-        }
+        theme.features[dark] = parseColorList(features, "probeFeatures", name);
+        theme.runs[dark] = parseColorList(runs, "runCurves", name);
         theme.hues[dark] = {numberAt(curves, "hueFirst", "layerCurves."),
                             numberAt(curves, "hueLast", "layerCurves."),
                             numberAt(curves, "saturation", "layerCurves."),
@@ -188,9 +205,15 @@ QColor themeColor(ThemeColor color, bool dark) {
 }
 
 QColor probeFeatureColor(int index, bool dark) {
-    const std::vector<QColor>& list = theme().features[dark ? 1 : 0];
-    const int n = int(list.size());
-    return list[size_t(((index % n) + n) % n)];
+    return wrappedAt(theme().features[dark ? 1 : 0], index);
+}
+
+QColor runCurveColor(int index, bool dark) {
+    return wrappedAt(theme().runs[dark ? 1 : 0], index);
+}
+
+int runCurveColors() {
+    return static_cast<int>(theme().runs[0].size());
 }
 
 LayerHues layerHues(bool dark) {

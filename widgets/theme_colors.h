@@ -48,6 +48,11 @@ QColor themeColor(ThemeColor color, bool dark);
 // The colour of probe feature `index` (ProbeFeature's order; wraps around past the last).
 QColor probeFeatureColor(int index, bool dark);
 
+// Overlaid runs (the Compare tab): run `index`'s colour, from a list of distinct ones that comes
+// round again past its last, and how many it holds (runCurveStyle tells the rounds apart).
+QColor runCurveColor(int index, bool dark);
+int runCurveColors();
+
 // Per-layer curve colours: hue from `first` (layer 1) to `last` (layer L) at this saturation and
 // value (HSV, 0..1).
 struct LayerHues {

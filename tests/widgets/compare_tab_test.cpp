@@ -12,6 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +28,7 @@
 #include "widgets/qcp.h"
 #include "widgets/run_browser.h"
 #include "widgets/side_by_side.h"
+#include "widgets/theme_colors.h"
 
 namespace nope {
 namespace {
@@ -160,6 +164,36 @@ TEST_F(CompareTabTest, CurvesOverWallTimeUseEachRunsElapsedSeconds) {
     curves->setXAxis(ui::CompareCurves::XAxis::Step);
     EXPECT_EQ(keys(curves->adjacencyPlot()), (std::vector<double>{0, 50, 100}));
     EXPECT_EQ(curves->adjacencyPlot()->xAxis->label(), "step");
+}
+
+// Many runs overlaid: each keeps a look of its own (the run colours, and past their first round
+// another line style and marker), however many there are.
+TEST(CompareCurves, EveryRunOfManyLooksDifferent) {
+    std::vector<ui::ComparedRun> runs(23);
+    for (size_t r = 0; r < runs.size(); ++r) {
+        runs[r].summary.name = "run " + std::to_string(r);
+        runs[r].curves.evalSteps = {0, 100};
+        runs[r].curves.evalAccuracy = {0.0, double(r)};
+        runs[r].curves.evalTestLoss = {1.0, 0.5};
+        runs[r].curves.evalSeconds = {0.0, 60.0};
+    }
+    ui::CompareCurves curves;
+    curves.setRuns(runs);
+    QCustomPlot* plot = curves.accuracyPlot();
+    ASSERT_EQ(plot->graphCount(), 23);
+    std::set<std::tuple<QRgb, int, int>> looks;
+    std::set<QRgb> firstRound;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const QCPGraph* graph = plot->graph(g);
+        looks.insert({graph->pen().color().rgb(), int(graph->pen().style()),
+                      int(graph->scatterStyle().shape())});
+        if (g < ui::runCurveColors()) {
+            firstRound.insert(graph->pen().color().rgb());
+        }
+    }
+    EXPECT_EQ(looks.size(), 23u);
+    EXPECT_EQ(firstRound.size(), size_t(ui::runCurveColors()));  // no colour twice in a round
+    EXPECT_GE(ui::runCurveColors(), 8);
 }
 
 TEST_F(CompareTabTest, SideBySideShowsTheDifference) {

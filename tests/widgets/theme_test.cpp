@@ -10,6 +10,7 @@
 #include <QStyleFactory>
 
 #include <algorithm>
+#include <set>
 
 #include "widgets/plot_style.h"
 #include "widgets/qcp.h"
@@ -53,6 +54,23 @@ TEST(ThemeColors, TheColoursThePanelsUsedBefore) {
     for (int i = 0; i < 7; ++i) {
         EXPECT_EQ(ui::probeFeatureColor(i, false), light[i % 5]) << i;
         EXPECT_EQ(ui::probeFeatureColor(i, true), dark[i % 5]) << i;
+    }
+}
+
+// The run colours: theme.json's lists, each colour distinct within its palette, coming round
+// again past the last.
+TEST(ThemeColors, RunCurvesAreDistinctAndComeRound) {
+    const int n = ui::runCurveColors();
+    ASSERT_GE(n, 8);
+    EXPECT_EQ(ui::runCurveColor(0, false), QColor(0x4e, 0x79, 0xa7));
+    EXPECT_EQ(ui::runCurveColor(0, true), QColor(0x7a, 0xa6, 0xd6));
+    for (bool dark : {false, true}) {
+        std::set<QRgb> seen;
+        for (int i = 0; i < n; ++i) {
+            seen.insert(ui::runCurveColor(i, dark).rgb());
+            EXPECT_EQ(ui::runCurveColor(i + n, dark), ui::runCurveColor(i, dark)) << i;
+        }
+        EXPECT_EQ(seen.size(), size_t(n)) << (dark ? "dark" : "light");
     }
 }
 
