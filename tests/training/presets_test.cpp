@@ -101,7 +101,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(ordering.train.evalEvery, 250);
     EXPECT_EQ(ordering.train.timeLimitMinutes, 45.0);
     EXPECT_EQ(ordering.train.objective, Objective::Masked);  // the padding masked out
-    EXPECT_EQ(ordering.train.curriculumSteps, 1000);         // short numbers first
+    EXPECT_EQ(ordering.train.curriculumSteps, 4000);         // short numbers first
     EXPECT_EQ(quick.train.curriculumSteps, 0);
     EXPECT_DOUBLE_EQ(quick.train.minLrRatio, 0.1);  // the other tasks decay to a tenth
     const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
