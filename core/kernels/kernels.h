@@ -26,6 +26,13 @@ bool cpuHasAvx512Bf16();  // AVX-512 (as cpuHasAvx512) with its BF16 dot product
     /* the same on bf16 values stored as their 16 bits; arithmetic in fp32 */                      \
     void geluForwardBf16(const uint16_t* x, uint16_t* y, int64_t n);                               \
     void geluBackwardBf16(const uint16_t* x, const uint16_t* g, uint16_t* dx, int64_t n);          \
+    /* s = gelu'(x) */                                                                             \
+    void geluSlope(const float* x, float* s, int64_t n);                                           \
+    /* geluForwardBf16 and geluBackwardBf16 from tables of every bf16 input's result */            \
+    /* (geluBf16Tables(): the same bits) */                                                        \
+    void geluForwardBf16Lookup(const uint16_t* values, const uint16_t* x, uint16_t* y, int64_t n); \
+    void geluBackwardBf16Lookup(const float* slopes, const uint16_t* x, const uint16_t* g,         \
+                                uint16_t* dx, int64_t n);                                          \
     /* out[2k], out[2k + 1] for pairs firstPair + k: 0 when dropped (a hash bit below */           \
     /* threshold), else scale; bf16: scale's 16 bits */                                            \
     void dropoutMask(uint64_t seed, uint32_t threshold, float scale, int64_t firstPair,            \
@@ -108,6 +115,9 @@ struct Kernels {
     void (*geluBackward)(const float*, const float*, float*, int64_t);
     void (*geluForwardBf16)(const uint16_t*, uint16_t*, int64_t);
     void (*geluBackwardBf16)(const uint16_t*, const uint16_t*, uint16_t*, int64_t);
+    decltype(&avx2::geluSlope) geluSlope;
+    decltype(&avx2::geluForwardBf16Lookup) geluForwardBf16Lookup;
+    decltype(&avx2::geluBackwardBf16Lookup) geluBackwardBf16Lookup;
     void (*dropoutMask)(uint64_t, uint32_t, float, int64_t, int64_t, float*);
     void (*dropoutMaskBf16)(uint64_t, uint32_t, uint16_t, int64_t, int64_t, uint16_t*);
     void (*roundToBf16)(const float*, float*, int64_t);
@@ -125,5 +135,16 @@ struct Kernels {
     decltype(&avx2::attentionBackwardBf16) attentionBackwardBf16;
 };
 const Kernels& selected();
+
+// GELU of every bf16 input (indexed by its 16 bits) and its slope in fp32, computed once by
+// selected()'s geluForwardBf16 and geluSlope with subnormal floats flushed to zero, as the
+// program's threads run (util/runtime.h): the tables of the Lookup kernels, which give
+// geluForwardBf16's and geluBackwardBf16's bits on such threads (tests/model/gelu_lookup_test.cpp
+// checks every input). Where subnormals are not flushed, only subnormal inputs differ.
+struct GeluBf16Tables {
+    uint16_t values[65536];
+    float slopes[65536];
+};
+const GeluBf16Tables& geluBf16Tables();
 
 }  // namespace nope::kernels

@@ -6,6 +6,7 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <cpuid.h>
+#include <xmmintrin.h>
 #endif
 
 #define NOPE_KERNEL_ISA avx2
@@ -71,6 +72,7 @@ bool cpuHasAvx512Bf16() {
 #define NOPE_KERNELS_OF(isa)                                                                \
     Kernels {                                                                               \
         isa::geluForward, isa::geluBackward, isa::geluForwardBf16, isa::geluBackwardBf16,   \
+            isa::geluSlope, isa::geluForwardBf16Lookup, isa::geluBackwardBf16Lookup,        \
             isa::dropoutMask, isa::dropoutMaskBf16, isa::roundToBf16, isa::residualAddBf16, \
             isa::addNarrowBf16, isa::layerNormForwardBf16, isa::layerNormBackwardBf16,      \
             isa::layerNormForward, isa::layerNormBackward, isa::attentionForward,           \
@@ -87,6 +89,32 @@ const Kernels& selected() {
         return k;
     }();
     return chosen;
+}
+
+const GeluBf16Tables& geluBf16Tables() {
+    static const GeluBf16Tables* const tables = [] {
+        auto* t = new GeluBf16Tables;  // kept for the program's life
+        const int64_t n = 65536;
+        auto* bits = new uint16_t[n];  // no <vector>: nothing inline built for AVX2 (kernels.h)
+        auto* widened = new float[n];
+        for (int64_t v = 0; v < n; ++v) {
+            bits[v] = static_cast<uint16_t>(v);
+            const uint32_t word = static_cast<uint32_t>(v) << 16;
+            std::memcpy(&widened[v], &word, sizeof word);
+        }
+        // computed as the program's threads compute, with subnormal floats flushed to zero
+        // (util/runtime.h: flush-to-zero and denormals-are-zero, MXCSR bits 15 and 6)
+        const unsigned int mode = _mm_getcsr();
+        _mm_setcsr(mode | 0x8040u);
+        const Kernels& k = selected();
+        k.geluForwardBf16(bits, t->values, n);
+        k.geluSlope(widened, t->slopes, n);
+        _mm_setcsr(mode);
+        delete[] bits;
+        delete[] widened;
+        return t;
+    }();
+    return *tables;
 }
 
 #undef NOPE_KERNELS_OF

@@ -52,7 +52,10 @@ torch::Tensor geluForward(const torch::Tensor& x) {
     } else {
         const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
         auto* out = reinterpret_cast<uint16_t*>(y.data_ptr<at::BFloat16>());
-        forChunks(n, [&](int64_t at, int64_t len) { k.geluForwardBf16(in + at, out + at, len); });
+        const uint16_t* values = kernels::geluBf16Tables().values;
+        forChunks(n, [&](int64_t at, int64_t len) {
+            k.geluForwardBf16Lookup(values, in + at, out + at, len);
+        });
     }
     return y;
 }
@@ -72,8 +75,9 @@ torch::Tensor geluBackward(const torch::Tensor& x, const torch::Tensor& grad) {
         const auto* in = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
         const auto* gi = reinterpret_cast<const uint16_t*>(g.data_ptr<at::BFloat16>());
         auto* out = reinterpret_cast<uint16_t*>(dx.data_ptr<at::BFloat16>());
+        const float* slopes = kernels::geluBf16Tables().slopes;
         forChunks(n, [&](int64_t at, int64_t len) {
-            k.geluBackwardBf16(in + at, gi + at, out + at, len);
+            k.geluBackwardBf16Lookup(slopes, in + at, gi + at, out + at, len);
         });
     }
     return dx;
