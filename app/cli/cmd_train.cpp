@@ -106,8 +106,9 @@ void printByLength(const EvalResult& eval) {
     std::printf("\n");
 }
 
-// What each stage of the curriculum draws, and from which step (nothing without one).
-void printCurriculum(const std::vector<CurriculumStage>& stages, int steps) {
+// What each stage of the curriculum draws, and from which step (nothing without one); the
+// stages after the run's last step are left out.
+void printCurriculum(const std::vector<CurriculumStage>& stages, int steps, int runSteps) {
     if (stages.empty()) {
         if (steps > 0) {
             std::printf("curriculum: none (no shorter prompts fill a batch)\n\n");
@@ -115,11 +116,22 @@ void printCurriculum(const std::vector<CurriculumStage>& stages, int steps) {
         return;
     }
     std::printf("curriculum:");
+    const char* separator = " ";
     for (const CurriculumStage& s : stages) {
-        std::printf(" prompts of up to %d characters (%s examples) from step %s,", s.longestPrompt,
-                    withCommas(s.examples).c_str(), withCommas(s.firstStep).c_str());
+        if (s.firstStep >= runSteps && s.firstStep > 0) {
+            break;
+        }
+        std::printf("%sprompts of up to %d characters (%s examples) from step %s", separator,
+                    s.longestPrompt, withCommas(s.examples).c_str(),
+                    withCommas(s.firstStep).c_str());
+        separator = ", ";
     }
-    std::printf(" all from step %s\n\n", withCommas(steps).c_str());
+    if (steps < runSteps) {
+        std::printf(", all from step %s\n\n", withCommas(steps).c_str());
+    } else {
+        std::printf(" (the run's %s steps end before the curriculum's %s)\n\n",
+                    withCommas(runSteps).c_str(), withCommas(steps).c_str());
+    }
 }
 
 struct RunPlan {
@@ -434,7 +446,7 @@ int runTrain(const Args& args) {
         toString(m.positional).c_str(), toString(m.attention).c_str(),
         toString(t.objective).c_str(), precisionText(t.precision).c_str(), t.batchSize,
         t.learningRate, t.steps, plan.out.c_str());
-    printCurriculum(trainer.curriculumStages(), t.curriculumSteps);
+    printCurriculum(trainer.curriculumStages(), t.curriculumSteps, t.steps);
     if (plan.rendezvous) {
         std::printf("data parallel: %d processes, each trains on %d of the batch's %d rows\n\n",
                     plan.rendezvous->worldSize, t.batchSize / plan.rendezvous->worldSize,
