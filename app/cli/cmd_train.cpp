@@ -129,7 +129,7 @@ void printCurriculum(const std::vector<CurriculumStage>& stages, int steps, int 
     if (steps < runSteps) {
         std::printf(", all from step %s\n\n", withCommas(steps).c_str());
     } else {
-        std::printf(" (the run's %s steps end before the curriculum's %s)\n\n",
+        std::printf(" (the run's %s steps end within the curriculum's %s)\n\n",
                     withCommas(runSteps).c_str(), withCommas(steps).c_str());
     }
 }

@@ -28,7 +28,7 @@ TEST_F(Cli, TrainPrintsTheCurriculumStagesItReaches) {
     const Result part =
         run(std::string(kTinyOrdering) + " --steps 3 --out " + (m_dir / "part").string());
     ASSERT_EQ(part.status, 0) << part.err << part.out;
-    EXPECT_NE(part.out.find("from step 0 (the run's 3 steps end before the curriculum's 12)"),
+    EXPECT_NE(part.out.find("from step 0 (the run's 3 steps end within the curriculum's 12)"),
               std::string::npos)
         << part.out;
     EXPECT_EQ(part.out.find("from step 6"), std::string::npos) << part.out;
