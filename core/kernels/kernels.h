@@ -136,6 +136,20 @@ struct Kernels {
 };
 const Kernels& selected();
 
+// Subnormal floats flushed to zero on the calling thread while it lives (MXCSR's flush-to-zero
+// and denormals-are-zero bits, as util/runtime.h sets on the program's threads); the thread's
+// mode before it is restored after.
+class FlushSubnormals {
+public:
+    FlushSubnormals();
+    ~FlushSubnormals();
+    FlushSubnormals(const FlushSubnormals&) = delete;
+    FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+
+private:
+    unsigned int m_saved;
+};
+
 // GELU of every bf16 input (indexed by its 16 bits) and its slope in fp32, computed once by
 // selected()'s geluForwardBf16 and geluSlope with subnormal floats flushed to zero, as the
 // program's threads run (util/runtime.h): the tables of the Lookup kernels, which give

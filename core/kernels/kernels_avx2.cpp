@@ -91,6 +91,14 @@ const Kernels& selected() {
     return chosen;
 }
 
+FlushSubnormals::FlushSubnormals() : m_saved(_mm_getcsr()) {
+    _mm_setcsr(m_saved | 0x8040u);  // bits 15 (flush-to-zero) and 6 (denormals-are-zero)
+}
+
+FlushSubnormals::~FlushSubnormals() {
+    _mm_setcsr(m_saved);
+}
+
 const GeluBf16Tables& geluBf16Tables() {
     static const GeluBf16Tables* const tables = [] {
         auto* t = new GeluBf16Tables;  // kept for the program's life
@@ -102,14 +110,12 @@ const GeluBf16Tables& geluBf16Tables() {
             const uint32_t word = static_cast<uint32_t>(v) << 16;
             std::memcpy(&widened[v], &word, sizeof word);
         }
-        // computed as the program's threads compute, with subnormal floats flushed to zero
-        // (util/runtime.h: flush-to-zero and denormals-are-zero, MXCSR bits 15 and 6)
-        const unsigned int mode = _mm_getcsr();
-        _mm_setcsr(mode | 0x8040u);
-        const Kernels& k = selected();
-        k.geluForwardBf16(bits, t->values, n);
-        k.geluSlope(widened, t->slopes, n);
-        _mm_setcsr(mode);
+        {
+            const FlushSubnormals flush;  // as the program's threads compute
+            const Kernels& k = selected();
+            k.geluForwardBf16(bits, t->values, n);
+            k.geluSlope(widened, t->slopes, n);
+        }
         delete[] bits;
         delete[] widened;
         return t;
