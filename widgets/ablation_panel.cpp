@@ -153,6 +153,12 @@ void AblationPanel::showFailure(const QString& message) {
     m_status->setText("The ablations stopped: " + message);
 }
 
+void AblationPanel::clearTable(const QString& why) {
+    m_table = AblationTable{};
+    m_status->setText(why);
+    redraw();
+}
+
 void AblationPanel::showTable(const AblationTable& table) {
     const Ablation keep = selected();
     m_table = table;

@@ -39,6 +39,9 @@ public:
     void showTable(const nope::AblationTable& table);
     void showRunning(const QString& message);  // an empty message: not running
     void showFailure(const QString& message);
+    // The table shown was computed for another model (the form changed): it goes, and `why` says
+    // what to do.
+    void clearTable(const QString& why);
 
     const AblationTable& shownTable() const { return m_table; }
     CapturePoint point() const;

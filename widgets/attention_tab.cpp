@@ -176,9 +176,10 @@ void AttentionTab::showNothing() {
     m_table->setRowCount(0);
     m_table->setColumnCount(0);
     m_shownTable = {};
-    m_summary->setText(
-        "Each head's attention weights appear here once there is a model: press Initialize, "
-        "or Train to watch them change.");
+    m_summary->setText(m_emptyText.isEmpty()
+                           ? QString("Each head's attention weights appear here once there is a "
+                                     "model: press Initialize, or Train to watch them change.")
+                           : m_emptyText);
     for (QCustomPlot* plot : {m_entropy, m_distance}) {
         plot->clearGraphs();
         showPlaceholder(plot, "Curves over training appear here.");
@@ -328,6 +329,10 @@ void AttentionTab::drawCurves(const std::vector<Snapshot>& history, int marker) 
         showPlaceholder(plot, QString());
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+}
+
+QString AttentionTab::summaryText() const {
+    return m_summary->text();
 }
 
 }  // namespace nope::ui

@@ -32,6 +32,10 @@ public:
 
     // Redraws from the snapshots; `shown` is the index of the snapshot the window shows.
     void setHistory(const std::vector<Snapshot>& history, int shown);
+    // The line above the figures: the step shown and what it is of, or why nothing is.
+    QString summaryText() const;
+    // What the tab says while there is no snapshot to show (the window says why).
+    void setEmptyText(const QString& text) { m_emptyText = text; }
 
     int layer() const;  // 1..L
     void setLayer(int layer);
@@ -70,6 +74,7 @@ private:
     QCPItemStraightLine* m_distanceMarker = nullptr;
     int m_seqLen = 0;
     TableData m_shownTable;
+    QString m_emptyText;
 };
 
 }  // namespace nope::ui

@@ -81,13 +81,34 @@ Curve curveOver(CompareCurves::XAxis axis, const RunCurves& curves, const std::v
 
 using LayerScore = std::function<double(int layer)>;
 
-// The stages of a run's table rows, each with the score of a layer (NaN when not recorded).
-std::vector<std::pair<QString, LayerScore>> stagesOf(const RunCurves& curves, CapturePoint point) {
+// A row of the table: its stage, the score of each layer (NaN when not recorded) and the number
+// of prompts the scores are over (0 when the files do not say).
+struct Stage {
+    QString label;
+    LayerScore scoreOf;
+    int samples = 0;
+};
+
+// The prompts of a final stage, from its rows of final_scores.csv.
+int finalSamples(const RunCurves& curves, const QString& stage) {
+    for (const auto& s : curves.final) {
+        if (QString::fromStdString(s.stage) == stage) {
+            return s.samples;
+        }
+    }
+    return 0;
+}
+
+// The stages of a run's table rows. final_scores.csv's init and trained scores are over the
+// run's final prompts (finalSamples), the snapshots' over its analysis prompts: the prompts
+// column says which, so that a score that differs from the window's table says why.
+std::vector<Stage> stagesOf(const RunCurves& curves, CapturePoint point, int snapshotSamples) {
     auto pointOf = [point](int layer) { return layer == 0 ? CapturePoint::Embedding : point; };
-    std::vector<std::pair<QString, LayerScore>> stages;
+    std::vector<Stage> stages;
     if (!curves.final.empty()) {
         for (const QString stage : {"init", "trained"}) {
-            stages.push_back({stage, [&curves, pointOf, stage](int layer) {
+            stages.push_back({stage,
+                              [&curves, pointOf, stage](int layer) {
                                   for (const auto& s : curves.final) {
                                       if (QString::fromStdString(s.stage) == stage &&
                                           s.point == pointOf(layer) && s.layer == layer) {
@@ -95,7 +116,8 @@ std::vector<std::pair<QString, LayerScore>> stagesOf(const RunCurves& curves, Ca
                                       }
                                   }
                                   return std::nan("");
-                              }});
+                              },
+                              finalSamples(curves, stage)});
         }
         return stages;
     }
@@ -117,7 +139,8 @@ std::vector<std::pair<QString, LayerScore>> stagesOf(const RunCurves& curves, Ca
                                   }
                               }
                               return std::nan("");
-                          }});
+                          },
+                          snapshotSamples});
     }
     return stages;
 }
@@ -153,6 +176,7 @@ CompareCurves::CompareCurves(QWidget* parent)
         plot->legend->setFont(QFont("sans", 8));
         plot->xAxis->setLabel("step");
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        keepTicksApart(plot);
         applyPlotTheme(plot, palette());
     }
     m_adjacency->yAxis->setLabel("adjacency score");
@@ -316,14 +340,16 @@ void CompareCurves::fillTable(CapturePoint point) {
         layers = std::max(layers, run.curves.layers(point));
     }
     m_data = {};
-    m_data.header = {"run", "task", "stage", "embedding"};
+    m_data.header = {"run", "task", "stage", "prompts", "embedding"};
     for (int l = 1; l <= layers; ++l) {
         m_data.header << layerName(point, l);
     }
     m_data.header << "best accuracy";
     for (const auto& run : m_runs) {
-        for (const auto& [stage, scoreOf] : stagesOf(run.curves, point)) {
-            QStringList row = {runLabel(run), QString::fromStdString(run.summary.task), stage};
+        for (const Stage& stage : stagesOf(run.curves, point, run.summary.analysisSamples)) {
+            QStringList row = {runLabel(run), QString::fromStdString(run.summary.task), stage.label,
+                               stage.samples > 0 ? QString::number(stage.samples) : QString()};
+            const LayerScore& scoreOf = stage.scoreOf;
             for (int l = 0; l <= layers; ++l) {
                 const double v = scoreOf(l);
                 row << (std::isfinite(v) ? QString::number(v, 'f', 3) : "");

@@ -45,6 +45,9 @@ public:
     QString fieldError(const QString& name) const;
     // The label the form shows for a setting.
     QString label(const QString& name) const;
+    // The task and preset choices (not settings of the table).
+    QComboBox* taskChoice() const { return m_task; }
+    QComboBox* presetChoice() const { return m_preset; }
 
     // Session files: the spec plus the display choices, as JSON text.
     QByteArray sessionJson() const;

@@ -40,6 +40,7 @@ CurvePanel::CurvePanel(QWidget* parent)
         plot->legend->setFont(QFont("sans", 8));
         plot->xAxis->setLabel("step");
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+        keepTicksApart(plot);
     }
     m_adjacency->yAxis->setLabel("adjacency score");
     m_adjacency->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignBottom);
@@ -51,7 +52,7 @@ CurvePanel::CurvePanel(QWidget* parent)
     m_trainingMarker = makeMarker(m_training);
     applyPlotTheme(m_adjacency, palette());
     applyPlotTheme(m_training, palette());
-    setHistory({}, {}, CapturePoint::Attn, -1);  // the placeholders until there is a model
+    setHistory({}, {}, {}, CapturePoint::Attn, -1);  // the placeholders until there is a model
 }
 
 void CurvePanel::changeEvent(QEvent* event) {
@@ -65,13 +66,26 @@ void CurvePanel::changeEvent(QEvent* event) {
 }
 
 void CurvePanel::setHistory(const std::vector<Snapshot>& history,
-                            const std::vector<EvalPoint>& evaluations, CapturePoint point,
+                            const std::vector<EvalPoint>& evaluations,
+                            const std::vector<LossPoint>& liveLosses, CapturePoint point,
                             int marker) {
     const bool dark = isDark(palette());
     drawAdjacency(history, point, marker, dark);
-    drawTraining(history, evaluations, marker, dark);
+    drawTraining(history, evaluations, liveLosses, marker, dark);
     m_adjacency->replot(QCustomPlot::rpQueuedReplot);
     m_training->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CurvePanel::setOrientation(Qt::Orientation orientation) {
+    if (auto* box = qobject_cast<QBoxLayout*>(layout())) {
+        box->setDirection(orientation == Qt::Vertical ? QBoxLayout::TopToBottom
+                                                      : QBoxLayout::LeftToRight);
+    }
+}
+
+void CurvePanel::setEmptyTexts(const QString& adjacency, const QString& training) {
+    m_adjacencyEmpty = adjacency.isEmpty() ? QString(kAdjacencyEmpty) : adjacency;
+    m_trainingEmpty = training.isEmpty() ? QString(kTrainingEmpty) : training;
 }
 
 // One graph per layer present in the snapshots for this point, the embedding's dashed.
@@ -119,16 +133,13 @@ void CurvePanel::drawAdjacency(const std::vector<Snapshot>& history, CapturePoin
     m_adjacency->xAxis->rescale();
     m_adjacency->yAxis->setRange(0.0, 1.02);
     placeMarker(m_adjacencyMarker, marker, dark);
-    showPlaceholder(m_adjacency, history.empty()
-                                     ? "The adjacency score of every layer appears here:\n"
-                                       "press Initialize for the model at initialization,\n"
-                                       "or Train to follow it as the model learns."
-                                     : QString());
+    showPlaceholder(m_adjacency, history.empty() ? m_adjacencyEmpty : QString());
 }
 
-// Train loss per snapshot, test loss and accuracy per evaluation.
+// Train loss per snapshot (and live past the last one), test loss and accuracy per evaluation.
 void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
-                              const std::vector<EvalPoint>& evaluations, int marker, bool dark) {
+                              const std::vector<EvalPoint>& evaluations,
+                              const std::vector<LossPoint>& liveLosses, int marker, bool dark) {
     if (m_training->graphCount() != 3) {
         m_training->clearGraphs();
         m_training->addGraph();
@@ -141,6 +152,10 @@ void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
             steps.push_back(s.step);
             train.push_back(s.trainLoss);
         }
+    }
+    for (const LossPoint& p : liveLosses) {
+        steps.push_back(p.step);
+        train.push_back(p.loss);
     }
     for (const EvalPoint& e : evaluations) {
         if (std::isfinite(e.testLoss)) {
@@ -159,6 +174,9 @@ void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
     m_training->graph(2)->setData(accuracySteps, accuracy, true);
     m_training->graph(2)->setName("test accuracy (%)");
     m_training->graph(2)->setPen(QPen(themeColor(ThemeColor::TestAccuracy, dark), 2, Qt::DashLine));
+    for (int g = 0; g < 3; ++g) {  // a curve of one point still shows
+        m_training->graph(g)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    }
     m_training->xAxis->rescale();
     m_training->yAxis->rescale();
     if (m_training->yAxis->range().lower > 0) {
@@ -166,9 +184,8 @@ void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
     }
     m_training->yAxis2->setRange(0, 100);
     placeMarker(m_trainingMarker, marker, dark);
-    showPlaceholder(m_training, steps.isEmpty() ? "Loss and test accuracy appear here\n"
-                                                  "once training starts (press Train)."
-                                                : QString());
+    showPlaceholder(m_training,
+                    steps.isEmpty() && accuracySteps.isEmpty() ? m_trainingEmpty : QString());
 }
 
 }  // namespace nope::ui

@@ -24,6 +24,9 @@ namespace nope::ui {
 namespace {
 
 constexpr int kMaxTried = 100;
+constexpr const char* kTypeAPrompt = "Type a prompt above to see how the model's layers see it.";
+constexpr const char* kNoModel =
+    "There is no model yet: press Initialize or Train, or File > Open model.";
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -132,6 +135,7 @@ ExploreTab::ExploreTab(QWidget* parent)
         m_rowTitles[r] = new QLabel(titles[r]);
         m_grids[r] = new HeatmapGrid;
         m_grids[r]->setScaleLabel(r == 2 ? "difference" : "cosine similarity");
+        m_grids[r]->plot()->setMinimumHeight(140);  // three rows fit a window 700 pixels high
         boxLayout->addWidget(m_rowTitles[r]);
         boxLayout->addWidget(m_grids[r], 1);
         rows->addWidget(box);
@@ -166,7 +170,8 @@ ExploreTab::ExploreTab(QWidget* parent)
     connect(m_point, &QComboBox::currentIndexChanged, this, &ExploreTab::redraw);
     connect(m_tried, &QListWidget::itemClicked, this,
             [this](QListWidgetItem* item) { m_prompt->setText(item->text()); });
-    showMessage("Type a prompt above to see how the model's layers see it.");
+    m_whyNoModel = kNoModel;
+    showMessage(kTypeAPrompt);
     changeEvent(nullptr);
 }
 
@@ -219,16 +224,34 @@ void ExploreTab::setContext(int tokens) {
     onEdited();
 }
 
-void ExploreTab::setModelAvailable(bool available) {
-    if (available == m_modelAvailable) {
+void ExploreTab::setModelAvailable(bool available, const QString& whyNot) {
+    const QString why = whyNot.isEmpty() ? QString(kNoModel) : whyNot;
+    if (available == m_modelAvailable && why == m_whyNoModel) {
         return;
     }
     m_modelAvailable = available;
+    m_whyNoModel = why;
     if (!available) {
         m_inFlight = false;
         m_pending = false;
+        forgetResult();
+        return;
     }
     onEdited();
+}
+
+void ExploreTab::forgetResult() {
+    m_result.reset();
+    m_inFlight = false;
+    m_pending = false;
+    redraw();
+    if (!m_modelAvailable) {
+        showMessage(m_whyNoModel);
+    } else if (m_prompt->text().isEmpty()) {
+        showMessage(kTypeAPrompt);
+    } else {
+        showMessage("Asking the model...");
+    }
 }
 
 void ExploreTab::refresh() {
@@ -252,14 +275,14 @@ void ExploreTab::onEdited() {
     if (m_prompt->text().isEmpty()) {
         m_result.reset();
         redraw();
-        showMessage("Type a prompt above to see how the model's layers see it.");
+        showMessage(kTypeAPrompt);
         return;
     }
     if (!why.isEmpty()) {
         return;  // the heatmaps of the last good prompt stay, the field says what is wrong
     }
     if (!m_modelAvailable) {
-        showMessage("There is no model yet: press Initialize or Train, or File > Open model.");
+        showMessage(m_whyNoModel);
         return;
     }
     m_awaitingEdit = true;
@@ -301,9 +324,10 @@ void ExploreTab::setResult(const PromptAnalysis& result) {
         m_awaitingEdit = false;  // the answer to the last keystroke is on screen
         m_lastLatencyMs = static_cast<double>(m_sinceEdit.nsecsElapsed()) / 1e6;
     }
-    m_timing->setText(QString("model at step %1; analysed in %2 ms on the model's thread, %3 ms "
-                              "from the last keystroke to this drawing")
-                          .arg(result.step)
+    m_timing->setText(QString("%1; analysed in %2 ms on the model's thread, %3 ms from the last "
+                              "keystroke to this drawing")
+                          .arg(result.step >= 0 ? QString("model at step %1").arg(result.step)
+                                                : QString("model at an unknown step"))
                           .arg(result.seconds * 1e3, 0, 'f', 0)
                           .arg(m_lastLatencyMs, 0, 'f', 0));
     Q_EMIT resultShown();
@@ -390,6 +414,10 @@ void ExploreTab::redraw() {
         m_grids[r]->parentWidget()->setVisible(pinned);
     }
     if (!m_result || m_result->analyses.empty()) {
+        m_rowTitles[0]->clear();
+        m_grids[0]->setEmptyText(
+            m_modelAvailable ? QString("The heatmaps of the prompt typed above appear here.")
+                             : m_whyNoModel);
         for (HeatmapGrid* grid : m_grids) {
             grid->setHeatmaps({});
         }
@@ -398,9 +426,11 @@ void ExploreTab::redraw() {
     const PromptAnalysis& r = *m_result;
     const std::string& shownPrompt = r.prompts.front();
     auto shown = promptMaps(r.analyses.front(), shownPrompt, point());
-    const int columns = static_cast<int>(shown.size());
+    // alone, the prompt's heatmaps take the tab's shape; pinned, one row each, so that the
+    // layers line up across the rows
+    const int columns = pinned ? static_cast<int>(shown.size()) : 0;
     for (HeatmapGrid* grid : m_grids) {
-        grid->setColumns(columns);  // one row each: the layers line up across the rows
+        grid->setColumns(columns);
     }
     m_rowTitles[0]->setText("shown: " + qs(shownPrompt));
     m_grids[0]->setHeatmaps(std::move(shown));
@@ -430,6 +460,15 @@ void ExploreTab::redraw() {
     } else {
         m_grids[1]->setHeatmaps({});
         m_grids[2]->setHeatmaps({});
+    }
+    // the shown and the pinned prompt on one colour scale (the difference keeps its own)
+    std::optional<std::pair<double, double>> both = m_grids[0]->valueRange();
+    if (const auto other = m_grids[1]->valueRange(); both && other) {
+        both = std::make_pair(std::min(both->first, other->first),
+                              std::max(both->second, other->second));
+    }
+    for (int g = 0; g < 2; ++g) {
+        m_grids[g]->setSharedRange(pinnedAnalysis ? both : std::nullopt);
     }
     const PromptAnswer& a = r.answers.front();
     // addition's answers are written reversed: say how they read too

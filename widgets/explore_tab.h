@@ -49,8 +49,11 @@ public:
 
     // The model's context: longer prompts are refused beside the field (0: not known yet).
     void setContext(int tokens);
-    // Whether there is a model to ask; without one the field says what to do.
-    void setModelAvailable(bool available);
+    // Whether there is a model to ask; without one the tab says why (`whyNot`, or what to do).
+    void setModelAvailable(bool available, const QString& whyNot = {});
+    // Another model: the answers shown were the old one's and go; a typed prompt is asked again
+    // once the new model is available.
+    void forgetResult();
     // Asks again for the prompts shown (the model changed: a new snapshot, a loaded model).
     void refresh();
 
@@ -98,6 +101,7 @@ private:
 
     int m_context = 0;
     bool m_modelAvailable = false;
+    QString m_whyNoModel;  // what the tab says without a model
     QString m_pinned;
     bool m_inFlight = false;
     bool m_pending = false;  // the prompt changed while a request was out: ask again on return

@@ -3,6 +3,9 @@
 #include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSaveFile>
 #include <QSvgGenerator>
 
@@ -98,59 +101,144 @@ QString saveTable(const QString& path, const TableData& table) {
         .arg(path, suffix);
 }
 
+namespace {
+
+struct PlotEntry {
+    QCustomPlot* ExportSet::*plot;
+    const char* name;
+    bool ofSubject;  // a figure of the model shown: captioned with it
+};
+
+constexpr PlotEntry kPlots[] = {
+    {&ExportSet::heatmaps, "heatmaps", true},
+    {&ExportSet::adjacencyCurves, "adjacency_curves", true},
+    {&ExportSet::trainingCurves, "training_curves", true},
+    {&ExportSet::probeBars, "probe_bars", true},
+    {&ExportSet::probeScatter, "probe_scatter", true},
+    {&ExportSet::comparedAdjacency, "compared_adjacency", false},
+    {&ExportSet::comparedAccuracy, "compared_accuracy", false},
+    {&ExportSet::sideA, "side_a", false},
+    {&ExportSet::sideB, "side_b", false},
+    {&ExportSet::sideDifference, "side_difference", false},
+    {&ExportSet::sweepHeatmap, "sweep_heatmap", false},
+    {&ExportSet::sweepLines, "sweep_lines", false},
+    {&ExportSet::mechanism, "mechanism", false},
+    {&ExportSet::ablations, "ablation_heatmaps", false},
+    {&ExportSet::attentionHeatmaps, "attention_heatmaps", true},
+    {&ExportSet::attentionEntropy, "attention_entropy", true},
+    {&ExportSet::attentionDistance, "attention_distance", true},
+    {&ExportSet::projector, "projector", true},
+    {&ExportSet::projectorPosition, "projector_position", true},
+};
+
+struct TableEntry {
+    TableData ExportSet::*table;
+    const char* name;
+    bool always;  // written even without rows
+};
+
+constexpr TableEntry kTables[] = {
+    {&ExportSet::scores, "scores", true},
+    {&ExportSet::probes, "probes", false},
+    {&ExportSet::sweepSummary, "sweep_summary", false},
+    {&ExportSet::comparedScores, "compared_scores", false},
+    {&ExportSet::attention, "attention", false},
+    {&ExportSet::ablationTable, "ablation_table", false},
+    {&ExportSet::projection, "projection", false},
+};
+
+constexpr const char* kPlotSuffixes[] = {"png", "pdf", "svg"};
+constexpr const char* kTableSuffixes[] = {"csv", "json", "md"};
+constexpr const char* kConfigFile = "config.json";
+constexpr const char* kManifestFile = "export.json";
+
+// Runs `save` with `caption` drawn in a row above the plot's layout, then takes the row away.
+template <typename Save>
+QString withCaption(QCustomPlot* plot, const QString& caption, Save save) {
+    if (caption.isEmpty()) {
+        return save();
+    }
+    QCPLayoutGrid* layout = plot->plotLayout();
+    layout->insertRow(0);
+    auto* text = new QCPTextElement(plot, caption, QFont("sans", 9));
+    text->setTextColor(plot->palette().color(QPalette::Text));
+    layout->addElement(0, 0, text);
+    layout->setRowStretchFactor(0, 0.001);
+    const QString problem = save();
+    layout->remove(text);
+    layout->simplify();
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    return problem;
+}
+
+}  // namespace
+
+QStringList exportFileNames() {
+    QStringList names;
+    for (const PlotEntry& p : kPlots) {
+        for (const char* suffix : kPlotSuffixes) {
+            names << QString("%1.%2").arg(p.name, suffix);
+        }
+    }
+    for (const TableEntry& t : kTables) {
+        for (const char* suffix : kTableSuffixes) {
+            names << QString("%1.%2").arg(t.name, suffix);
+        }
+    }
+    names << kConfigFile << kManifestFile;
+    return names;
+}
+
+// Longer than 60 lines for a reason: the figures, the tables, the config, the manifest and the
+// removal of what an earlier export left are one pass whose order matters (the manifest last).
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
     if (!QDir().mkpath(dir)) {
         return {QString("cannot create folder %1").arg(dir)};
     }
     const QDir d(dir);
-    QStringList problems;
-    auto check = [&](const QString& error) {
-        if (!error.isEmpty()) {
+    QStringList problems, written;
+    auto write = [&](const QString& name, const QString& error) {
+        if (error.isEmpty()) {
+            written << name;
+        } else {
             problems << error;
         }
     };
-    const std::pair<QCustomPlot*, QString> plots[] = {
-        {set.heatmaps, "heatmaps"},
-        {set.adjacencyCurves, "adjacency_curves"},
-        {set.trainingCurves, "training_curves"},
-        {set.probeBars, "probe_bars"},
-        {set.probeScatter, "probe_scatter"},
-        {set.comparedAdjacency, "compared_adjacency"},
-        {set.comparedAccuracy, "compared_accuracy"},
-        {set.sideA, "side_a"},
-        {set.sideB, "side_b"},
-        {set.sideDifference, "side_difference"},
-        {set.sweepHeatmap, "sweep_heatmap"},
-        {set.sweepLines, "sweep_lines"},
-        {set.mechanism, "mechanism"},
-        {set.ablations, "ablation_heatmaps"},
-        {set.attentionHeatmaps, "attention_heatmaps"},
-        {set.attentionEntropy, "attention_entropy"},
-        {set.attentionDistance, "attention_distance"},
-        {set.projector, "projector"},
-        {set.projectorPosition, "projector_position"}};
-    for (const auto& [plot, name] : plots) {
-        for (const char* suffix : {"png", "pdf", "svg"}) {
-            if (plot) {
-                check(savePlot(plot, d.filePath(name + "." + suffix), scale));
-            }
+    for (const PlotEntry& p : kPlots) {
+        QCustomPlot* plot = set.*(p.plot);
+        if (!plot) {
+            continue;
+        }
+        for (const char* suffix : kPlotSuffixes) {
+            const QString name = QString("%1.%2").arg(p.name, suffix);
+            write(name, withCaption(plot, p.ofSubject ? set.caption : QString(),
+                                    [&] { return savePlot(plot, d.filePath(name), scale); }));
         }
     }
-    const std::pair<const TableData*, QString> tables[] = {{&set.probes, "probes"},
-                                                           {&set.sweepSummary, "sweep_summary"},
-                                                           {&set.comparedScores, "compared_scores"},
-                                                           {&set.attention, "attention"},
-                                                           {&set.ablationTable, "ablation_table"},
-                                                           {&set.projection, "projection"}};
-    for (const char* suffix : {"csv", "json", "md"}) {
-        check(saveTable(d.filePath(QString("scores.") + suffix), set.scores));
-        for (const auto& [table, name] : tables) {
-            if (!table->rows.isEmpty()) {
-                check(saveTable(d.filePath(name + "." + suffix), *table));
-            }
+    for (const TableEntry& t : kTables) {
+        const TableData& table = set.*(t.table);
+        if (!t.always && table.rows.isEmpty()) {
+            continue;
+        }
+        for (const char* suffix : kTableSuffixes) {
+            const QString name = QString("%1.%2").arg(t.name, suffix);
+            write(name, saveTable(d.filePath(name), table));
         }
     }
-    check(saveText(d.filePath("config.json"), set.config));
+    write(kConfigFile, saveText(d.filePath(kConfigFile), set.config));
+    // what an earlier export of another subject left under these names goes
+    for (const QString& name : exportFileNames()) {
+        if (!written.contains(name) && name != kManifestFile && d.exists(name) &&
+            !QFile::remove(d.filePath(name))) {
+            problems
+                << QString("cannot remove %1, left by an earlier export").arg(d.filePath(name));
+        }
+    }
+    QJsonObject manifest;
+    manifest["subject"] = QJsonDocument::fromJson(set.subject).object();
+    manifest["files"] = QJsonArray::fromStringList(written);
+    write(kManifestFile, saveText(d.filePath(kManifestFile),
+                                  QJsonDocument(manifest).toJson(QJsonDocument::Indented)));
     return problems;
 }
 

@@ -54,7 +54,12 @@ struct ExportSet {
     TableData attention;       // the shown layer's heads; skipped when it has no rows
     TableData ablationTable;   // the Mechanism tab's ablations; skipped when it has no rows
     TableData projection;      // the Projector's shown layers; skipped when it has no rows
-    QByteArray config;         // the run's settings as JSON
+    QByteArray config;         // the settings of the model shown, as JSON
+    // What the window shows (its model or run and step) as JSON, written into export.json with
+    // the list of files this export wrote; and the same as one line, drawn above the figures of
+    // the model shown (not those of Compare, Sweep and Mechanism, which name their own runs).
+    QByteArray subject;
+    QString caption;
 };
 
 // Writes heatmaps, adjacency_curves, training_curves, probe_bars and probe_scatter (and the
@@ -63,7 +68,13 @@ struct ExportSet {
 // Attention tab's attention_heatmaps, attention_entropy and attention_distance, the Projector's
 // projector and projector_position when set) as .png (at `scale`), .pdf and .svg, scores (and
 // probes, compared_scores, sweep_summary, attention, ablation_table and projection when they have
-// rows) as .csv, .json and .md, and config.json into `dir`. Returns the problems, if any.
+// rows) as .csv, .json and .md, config.json and export.json (the subject and the files written)
+// into `dir`. Files of these names that this export did not write (an earlier export's, of
+// another subject) are removed, so that the folder holds one subject. Returns the problems, if
+// any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
+
+// Every file name Export all can write.
+QStringList exportFileNames();
 
 }  // namespace nope::ui

@@ -63,7 +63,10 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), m_plot(new QCustomP
         }
     });
     // once the layout has sized every axis rect, lengthen one axis so that cells are square
-    connect(m_plot, &QCustomPlot::afterLayout, this, [this] { squareCells(); });
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        squareCells();
+        thinTokenLabels();
+    });
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
         for (size_t k = 0; k < m_rects.size(); ++k) {
             if (m_rects[k]->rect().contains(event->pos())) {
@@ -90,9 +93,49 @@ void HeatmapGrid::setScaleLabel(const QString& label) {
     }
 }
 
+void HeatmapGrid::setEmptyText(const QString& text) {
+    m_emptyText = text.isEmpty() ? QString(kNoModelYet) : text;
+    if (m_maps.empty()) {
+        showPlaceholder(m_plot, m_emptyText);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
 void HeatmapGrid::setFixedRange(bool fixed) {
     m_fixedRange = fixed;
     fillData();
+}
+
+void HeatmapGrid::setSharedRange(std::optional<std::pair<double, double>> range) {
+    m_sharedRange = range;
+    fillData();
+}
+
+std::optional<std::pair<double, double>> HeatmapGrid::valueRange() const {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const Heatmap& h : m_maps) {
+        for (int i = 0; i < h.size; ++i) {
+            for (int j = 0; j <= i; ++j) {
+                const double v = h.values[static_cast<size_t>(i) * h.size + j];
+                if (std::isfinite(v)) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            }
+        }
+    }
+    if (!std::isfinite(lo)) {
+        return std::nullopt;
+    }
+    return std::make_pair(lo, hi);
+}
+
+std::pair<double, double> HeatmapGrid::colourRange() const {
+    if (!m_scale) {
+        return {-1.0, 1.0};
+    }
+    const QCPRange r = m_scale->dataRange();
+    return {r.lower, r.upper};
 }
 
 void HeatmapGrid::resizeEvent(QResizeEvent* event) {
@@ -131,11 +174,7 @@ void HeatmapGrid::setColumns(int columns) {
 
 void HeatmapGrid::setHeatmaps(std::vector<Heatmap> maps) {
     m_maps = std::move(maps);
-    showPlaceholder(m_plot, m_maps.empty()
-                                ? "No model yet. Press Initialize to see each layer's self-cosine "
-                                  "similarity\nat initialization, or Train to watch it change as "
-                                  "the model learns."
-                                : QString());
+    showPlaceholder(m_plot, m_maps.empty() ? m_emptyText : QString());
     const int size = m_maps.empty() ? 0 : m_maps.front().size;
     if (static_cast<int>(m_maps.size()) != m_layoutCount || size != m_layoutSize) {
         rebuildLayout();
@@ -239,19 +278,19 @@ void HeatmapGrid::fillData() {
         QCPAxis* x = m_rects[k]->axis(QCPAxis::atTop);
         QCPAxis* y = m_rects[k]->axis(QCPAxis::atLeft);
         if (h.tokens.size() == T) {
-            QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-            for (int t = 0; t < T; ++t) {
-                ticker->addTick(t, h.tokens[t]);
-            }
-            x->setTicker(ticker);
-            y->setTicker(ticker);
+            // placed by thinTokenLabels() once the cells' size is known
         } else {
             QSharedPointer<QCPAxisTicker> ticker(new MatrixTicker(T));
             x->setTicker(ticker);
             y->setTicker(ticker);
         }
     }
+    m_labelStep.assign(m_maps.size(), 0);  // the token labels placed again, to fit
     squareCells();
+    if (m_sharedRange && !m_fixedRange) {
+        lo = m_sharedRange->first;
+        hi = m_sharedRange->second;
+    }
     if (m_fixedRange || !std::isfinite(lo)) {
         lo = -1.0;
         hi = 1.0;
@@ -261,6 +300,36 @@ void HeatmapGrid::fillData() {
     }
     m_scale->setDataRange(QCPRange(lo, hi));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// A label of 7-point text needs about 10 pixels: where cells are smaller, every second (third,
+// ...) token is labelled, so that labels never overlap.
+void HeatmapGrid::thinTokenLabels() {
+    bool changed = false;
+    m_labelStep.resize(m_maps.size(), 0);
+    for (size_t k = 0; k < m_rects.size() && k < m_maps.size(); ++k) {
+        const Heatmap& h = m_maps[k];
+        if (h.tokens.size() != h.size || h.size == 0) {
+            continue;
+        }
+        QCPAxis* x = m_rects[k]->axis(QCPAxis::atTop);
+        const double cell = std::abs(x->coordToPixel(1.0) - x->coordToPixel(0.0));
+        const int step = cell > 0 ? std::max(1, static_cast<int>(std::ceil(10.0 / cell))) : 1;
+        if (step == m_labelStep[k]) {
+            continue;
+        }
+        m_labelStep[k] = step;
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int t = 0; t < h.size; t += step) {
+            ticker->addTick(t, h.tokens[t]);
+        }
+        x->setTicker(ticker);
+        m_rects[k]->axis(QCPAxis::atLeft)->setTicker(ticker);
+        changed = true;
+    }
+    if (changed) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);  // the ticks are placed before the layout
+    }
 }
 
 void HeatmapGrid::squareCells() {

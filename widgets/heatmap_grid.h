@@ -7,7 +7,9 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -38,8 +40,20 @@ public:
     const std::vector<Heatmap>& heatmaps() const { return m_maps; }
     // The colour range: [-1, 1] when fixed, else [lowest shown value, highest] over all maps.
     void setFixedRange(bool fixed);
+    // One colour scale for grids compared side by side: `range` instead of the grid's own (not
+    // when fixed); nullopt: its own again.
+    void setSharedRange(std::optional<std::pair<double, double>> range);
+    // The lowest and highest value shown (the triangle at and below the diagonal), over all maps;
+    // nullopt when there is none.
+    std::optional<std::pair<double, double>> valueRange() const;
+    // The range the colour scale shows now.
+    std::pair<double, double> colourRange() const;
     void setColumns(int columns);              // 0: chosen to fit the widget's shape
     void setScaleLabel(const QString& label);  // "cosine similarity" unless set
+    // What the grid says while it has nothing to draw (the window names why for what it shows);
+    // empty: the grid's own ("No model yet. Press Initialize ...").
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
 
     QCustomPlot* plot() const { return m_plot; }
     // What a cell shows (NaN above the diagonal), read back from the plot: for tests.
@@ -58,6 +72,8 @@ private:
     void rebuildLayout();
     void fillData();
     void squareCells();
+    // Token labels every few cells when cells are too small for one label each.
+    void thinTokenLabels();
     int autoColumns() const;
     void applyTheme();
 
@@ -67,7 +83,13 @@ private:
     std::vector<QCPColorMap*> m_colorMaps;
     std::vector<Heatmap> m_maps;
     bool m_fixedRange = false;
+    std::optional<std::pair<double, double>> m_sharedRange;
+    std::vector<int> m_labelStep;  // per map: a token label every this many cells
     QString m_scaleLabel = "cosine similarity";
+    static constexpr const char* kNoModelYet =
+        "No model yet. Press Initialize to see each layer's self-cosine similarity\nat "
+        "initialization, or Train to watch it change as the model learns.";
+    QString m_emptyText = kNoModelYet;
     int m_columns = 0;
     int m_layoutCount = -1;
     int m_layoutColumns = 0;

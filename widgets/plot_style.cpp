@@ -1,5 +1,8 @@
 #include "widgets/plot_style.h"
 
+#include <algorithm>
+#include <typeinfo>
+
 #include "widgets/qcp.h"
 #include "widgets/theme_colors.h"
 
@@ -112,6 +115,32 @@ void showPlaceholder(QCustomPlot* plot, const QString& text) {
 QString placeholderText(const QCustomPlot* plot) {
     const QCPItemText* item = placeholderItem(plot);
     return item && item->visible() ? item->text() : QString();
+}
+
+void keepTicksApart(QCustomPlot* plot) {
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        bool changed = false;
+        for (QCPAxisRect* rect : plot->axisRects()) {
+            for (QCPAxis* axis : rect->axes()) {
+                QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+                // the plain number ticker only (QCPAxisTickerFixed and the others place theirs)
+                if (!axis->visible() || !ticker || typeid(*ticker) != typeid(QCPAxisTicker)) {
+                    continue;
+                }
+                const bool across = axis->orientation() == Qt::Horizontal;
+                const int pixels = across ? rect->width() : rect->height();
+                const int room = pixels / (across ? kTickSpacingAcross : kTickSpacingDown);
+                const int count = std::clamp(room, 2, 6);
+                if (ticker->tickCount() != count) {
+                    ticker->setTickCount(count);
+                    changed = true;
+                }
+            }
+        }
+        if (changed) {
+            plot->replot(QCustomPlot::rpQueuedReplot);  // the ticks are placed before the layout
+        }
+    });
 }
 
 }  // namespace nope::ui

@@ -29,4 +29,12 @@ void showPlaceholder(QCustomPlot* plot, const QString& text);
 // The placeholder shown now, empty when none (for tests).
 QString placeholderText(const QCustomPlot* plot);
 
+// Keeps the tick labels of the plot's number axes apart as it is resized: each axis gets as many
+// ticks as its length leaves room for (a label about every 90 pixels across, 40 down), checked
+// after every layout. Axes with ticks of their own (fixed steps, text, matrices) are left alone.
+void keepTicksApart(QCustomPlot* plot);
+// The minimum spacing of the labels keepTicksApart() keeps, in pixels.
+inline constexpr int kTickSpacingAcross = 90;
+inline constexpr int kTickSpacingDown = 40;
+
 }  // namespace nope::ui

@@ -399,7 +399,8 @@ void ProbePanel::redrawBars() {
 
     m_bars->clearPlottables();
     m_bars->legend->clearItems();
-    double largest = 0;  // for the NRMSE range
+    double largest = 0;   // for the NRMSE range
+    double smallest = 0;  // for R: how far below zero the axis goes
     bool anyControl = false;
     bool legendFilled = false;
     const Stage* stages[2] = {&m_init, &m_current};
@@ -440,6 +441,7 @@ void ProbePanel::redrawBars() {
                         keys << k;
                         values << v;
                         largest = std::max(largest, v);
+                        smallest = std::min(smallest, v);
                     }
                 }
                 auto* bars = new QCPBars(x, y);
@@ -474,8 +476,19 @@ void ProbePanel::redrawBars() {
     fitToWidth();
 
     const double upper = useR ? kRUpper : (largest > 0 ? largest * 1.1 : 1.0);
+    // R below zero is drawn whole, on an axis labelled every 0.2 down to it
+    const double lower = useR ? std::min(kRLower, std::floor((smallest - 0.05) * 5.0) / 5.0) : 0.0;
     for (QCPAxisRect* rect : m_rects) {
-        rect->axis(QCPAxis::atLeft)->setRange(useR ? kRLower : 0.0, upper);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        y->setRange(lower, upper);
+        if (useR) {
+            QSharedPointer<QCPAxisTickerFixed> fixed(new QCPAxisTickerFixed);
+            fixed->setTickStep(upper - lower > 1.4 ? 0.4 : 0.2);
+            fixed->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+            y->setTicker(fixed);
+        } else {
+            y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        }
     }
     applyPlotTheme(m_bars, pal);
     const QColor text = pal.color(QPalette::Text);

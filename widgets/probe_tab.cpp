@@ -17,6 +17,7 @@ ProbeTab::ProbeTab(QWidget* parent)
       m_size(new QComboBox),
       m_data(new QComboBox),
       m_run(new QPushButton("Run probes")),
+      m_cancel(new QPushButton("Cancel")),
       m_progress(new QProgressBar),
       m_message(new QLabel) {
     m_size->addItems({"fast", "full"});
@@ -29,7 +30,11 @@ ProbeTab::ProbeTab(QWidget* parent)
         "identity cannot give position away; task: the task's test prompts");
     m_run->setToolTip(
         "probe the current model (initialized, training, paused, finished or "
-        "loaded); Stop ends it between epochs");
+        "loaded); Cancel ends it between epochs");
+    m_cancel->setToolTip(
+        "end the probes running (at initialization or asked for) at their next "
+        "epoch; nothing is kept");
+    m_cancel->setEnabled(false);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_progress->setTextVisible(true);
@@ -44,6 +49,7 @@ ProbeTab::ProbeTab(QWidget* parent)
     row->addWidget(new QLabel("on"));
     row->addWidget(m_data);
     row->addWidget(m_run);
+    row->addWidget(m_cancel);
     row->addWidget(m_progress);
     row->addWidget(m_message, 1);
     auto* layout = new QVBoxLayout(this);
@@ -51,6 +57,7 @@ ProbeTab::ProbeTab(QWidget* parent)
     layout->addLayout(row);
     layout->addWidget(m_panel, 1);
     connect(m_run, &QPushButton::clicked, this, &ProbeTab::runClicked);
+    connect(m_cancel, &QPushButton::clicked, this, &ProbeTab::cancelClicked);
     setRunnable(false);
 }
 
@@ -70,10 +77,15 @@ void ProbeTab::setRunnable(bool runnable) {
 void ProbeTab::showProgress(int done, int total) {
     m_progress->setRange(0, std::max(1, total));
     m_progress->setValue(done);
+    m_cancel->setEnabled(total > 0 && done < total);
 }
 
 void ProbeTab::showMessage(const QString& message) {
     m_message->setText(message);
+}
+
+QString ProbeTab::message() const {
+    return m_message->text();
 }
 
 }  // namespace nope::ui

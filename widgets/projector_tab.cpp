@@ -47,6 +47,7 @@ QCustomPlot* makePlot(QWidget* parent) {
     auto* plot = new QCustomPlot(parent);
     plot->setMinimumHeight(160);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    keepTicksApart(plot);
     return plot;
 }
 
@@ -233,7 +234,7 @@ void ProjectorTab::showNothing(const QString& why) {
 
 void ProjectorTab::setHistory(const std::vector<Snapshot>& history, int shown) {
     if (shown < 0 || shown >= static_cast<int>(history.size())) {
-        showNothing(kNothingYet);
+        showNothing(m_emptyText.isEmpty() ? QString(kNothingYet) : m_emptyText);
         return;
     }
     const Snapshot& s = history[static_cast<size_t>(shown)];
@@ -485,6 +486,10 @@ QString ProjectorTab::describeAt(const QPoint& position) const {
             .arg(p.at(bestPrompt, bestPosition, b), 0, 'g', 3);
     }
     return {};
+}
+
+QString ProjectorTab::summaryText() const {
+    return m_summary->text();
 }
 
 }  // namespace nope::ui

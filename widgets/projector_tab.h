@@ -32,6 +32,10 @@ public:
 
     // Redraws from the snapshot `shown` of the history (-1 or out of range: nothing to show).
     void setHistory(const std::vector<Snapshot>& history, int shown);
+    // The line above the figures: the step shown and what it is of, or why nothing is.
+    QString summaryText() const;
+    // What the tab says while there is no snapshot to show (the window says why).
+    void setEmptyText(const QString& text) { m_emptyText = text; }
 
     CapturePoint point() const;  // the per-block point shown beside the embedding
     void setPoint(CapturePoint point);
@@ -92,6 +96,7 @@ private:
     std::vector<QCPAxisRect*> m_rects;
     int m_step = -1;
     int m_focus = 1;
+    QString m_emptyText;
 };
 
 }  // namespace nope::ui

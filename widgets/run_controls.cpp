@@ -1,6 +1,6 @@
 #include "widgets/run_controls.h"
 
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -27,14 +27,15 @@ RunControls::RunControls(QWidget* parent)
       m_progress(new QProgressBar),
       m_text(new QLabel(" ")) {
     m_initialize->setToolTip("build the model at initialization and show its heatmaps");
-    m_train->setToolTip("train the model (a new one if the form changed since Initialize)");
     m_stop->setToolTip("stop after the current step; the run folder keeps everything so far");
     m_reset->setToolTip("discard the model and the history");
     auto* layout = new QVBoxLayout(this);
-    auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_initialize, m_train, m_pause, m_stop, m_reset}) {
-        buttons->addWidget(b);
-    }
+    auto* buttons = new QGridLayout;  // two rows: the left column stays narrow on small screens
+    buttons->addWidget(m_initialize, 0, 0);
+    buttons->addWidget(m_train, 0, 1);
+    buttons->addWidget(m_pause, 0, 2);
+    buttons->addWidget(m_stop, 1, 1);
+    buttons->addWidget(m_reset, 1, 2);
     layout->addLayout(buttons);
     layout->addWidget(m_progress);
     m_text->setWordWrap(true);  // a second line rather than a wider form, where the limit is named
@@ -47,12 +48,16 @@ RunControls::RunControls(QWidget* parent)
     connect(m_reset, &QPushButton::clicked, this, &RunControls::resetClicked);
 }
 
-void RunControls::setState(State state, bool formValid, bool trained) {
+void RunControls::setState(State state, bool formValid, bool trained, const QString& notTrainable) {
     const bool running = state == State::Training || state == State::Paused;
     const bool busy = running || state == State::Busy;
     m_initialize->setEnabled(!busy && formValid);
-    m_train->setEnabled(!busy && (formValid || trained));
+    m_train->setEnabled(!busy && (formValid || trained) && notTrainable.isEmpty());
     m_train->setText(trained ? "Continue" : "Train");
+    m_train->setToolTip(!notTrainable.isEmpty() ? notTrainable
+                        : trained               ? "train on from the model's step"
+                                  : "train the model (a new one if the form changed since "
+                                    "Initialize)");
     m_pause->setEnabled(running);
     m_pause->setText(state == State::Paused ? "Resume" : "Pause");
     m_stop->setEnabled(running);
@@ -63,6 +68,10 @@ void RunControls::clearProgress() {
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_text->setText(" ");
+}
+
+QString RunControls::progressText() const {
+    return m_text->text().trimmed();
 }
 
 void RunControls::showProgress(const Snapshot& p) {

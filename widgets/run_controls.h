@@ -21,10 +21,12 @@ public:
     explicit RunControls(QWidget* parent = nullptr);
 
     // Enables what makes sense in `state`; `formValid` gates Initialize and a fresh Train;
-    // `trained` (a model past step 0) turns Train into Continue.
-    void setState(State state, bool formValid, bool trained);
+    // `trained` (a model past step 0) turns Train into Continue; a non-empty `notTrainable` says
+    // why Train is off for the model shown (its tooltip).
+    void setState(State state, bool formValid, bool trained, const QString& notTrainable = {});
     void showProgress(const Snapshot& progress);
     void clearProgress();
+    QString progressText() const;  // the line under the bar: step, speed, time left, accuracy
 
     QPushButton* initializeButton() const { return m_initialize; }
     QPushButton* trainButton() const { return m_train; }

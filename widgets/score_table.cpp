@@ -2,6 +2,8 @@
 
 #include <QHeaderView>
 
+#include <algorithm>
+
 namespace nope::ui {
 
 ScoreTable::ScoreTable(QWidget* parent) : QTableWidget(parent) {
@@ -49,16 +51,26 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
             anyProbes = anyProbes || (r.probes && !r.probes->empty());
         }
     }
-    QStringList columns{"embedding"};
+    const bool anyRow = std::any_of(rows.begin(), rows.end(),
+                                    [](const ScoreRow& r) { return r.analysis != nullptr; });
+    QStringList columns;
+    if (anyRow) {
+        columns << "embedding";
+    }
     for (int l = 1; l <= layers; ++l) {
         columns << QString("layer %1").arg(l);
     }
+    const int layerColumns = static_cast<int>(columns.size());
+    if (anyRow) {
+        columns << "prompts";
+    }  // what each row's scores are over (the Compare tab's table says too)
     m_data = TableData{};
     m_data.header << "stage"
                   << "point"
                   << "layer"
                   << "adjacency_mean"
-                  << "adjacency_std";
+                  << "adjacency_std"
+                  << "prompts";
     if (anyProbes) {
         for (ProbeFeature f : allProbeFeatures()) {
             m_data.header << QString("probe_r_%1").arg(QString::fromStdString(toString(f)));
@@ -83,7 +95,11 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
         if (probed) {
             labels << r.label + " · probe R cos / vec / var";
         }
-        for (int c = 0; c < columns.size(); ++c) {
+        auto* prompts = new QTableWidgetItem(QString::number(r.analysis->samples));
+        prompts->setTextAlignment(Qt::AlignCenter);
+        prompts->setToolTip("the analysed prompts this row's scores are the mean over");
+        setItem(row, layerColumns, prompts);
+        for (int c = 0; c < layerColumns; ++c) {
             const CapturePoint p = c == 0 ? CapturePoint::Embedding : point;
             const LayerScores* s = r.analysis->find(p, c);
             auto* item = new QTableWidgetItem(s ? QString("%1 ± %2")
@@ -100,9 +116,12 @@ void ScoreTable::setScores(const std::vector<ScoreRow>& rows, CapturePoint point
                 setItem(row + 1, c, probeItem);
             }
             if (s) {
-                QStringList cells{r.label, QString::fromStdString(toString(p)), QString::number(c),
+                QStringList cells{r.label,
+                                  QString::fromStdString(toString(p)),
+                                  QString::number(c),
                                   QString::number(s->adjacencyMean, 'f', 6),
-                                  QString::number(s->adjacencyStd, 'f', 6)};
+                                  QString::number(s->adjacencyStd, 'f', 6),
+                                  QString::number(r.analysis->samples)};
                 for (ProbeFeature f : allProbeFeatures()) {
                     if (!anyProbes) {
                         break;

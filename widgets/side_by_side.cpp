@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "util/error_text.h"
@@ -194,6 +196,16 @@ void SideBySide::redraw() {
         m_grids[g]->setColumns(std::max<int>(1, static_cast<int>(maps[g].size())));
         m_grids[g]->setHeatmaps(std::move(maps[g]));
     }
+    // A and B on one colour scale, so that a colour means one value in both (A - B keeps its own)
+    auto range = m_grids[0]->valueRange();
+    if (const auto b = m_grids[1]->valueRange(); range && b) {
+        range =
+            std::make_pair(std::min(range->first, b->first), std::max(range->second, b->second));
+    } else if (!range) {
+        range = b;
+    }
+    m_grids[0]->setSharedRange(range);
+    m_grids[1]->setSharedRange(range);
     m_message->setText(problems.join("\n"));
     m_message->setVisible(!problems.isEmpty());
 }

@@ -127,6 +127,7 @@ QWidget* SweepTab::resultsBox() {
     for (QCustomPlot* plot : {m_heatmap, m_lines}) {
         plot->setMinimumHeight(260);
         applyPlotTheme(plot, palette());
+        keepTicksApart(plot);
     }
     m_table = new QTableWidget(box);
     m_table->verticalHeader()->setVisible(false);
@@ -175,6 +176,18 @@ void SweepTab::setRequest(const SweepRequest& r) {
     m_fixed->setText(shown.join(' '));
     m_jobs->setValue(r.jobs);
     m_out->setText(r.out);
+}
+
+void SweepTab::setTask(const QString& task) {
+    SweepRequest r = request();
+    const qsizetype at = r.fixed.indexOf("--task");
+    if (at >= 0 && at + 1 < r.fixed.size()) {
+        r.fixed[at + 1] = task;
+    } else {
+        r.fixed.removeAll("--task");
+        r.fixed = QStringList{"--task", task} + r.fixed;
+    }
+    setRequest(r);
 }
 
 void SweepTab::setRunning(bool running) {

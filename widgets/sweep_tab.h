@@ -45,6 +45,9 @@ public:
 
     SweepRequest request() const;
     void setRequest(const SweepRequest& request);
+    // The task of the sweep's runs (its fixed flag --task), replaced or added; the window gives
+    // the form's, so that a sweep starts from the task on screen.
+    void setTask(const QString& task);
     void setRunning(bool running);
     // done, failed and total runs, and one line of what happens
     void setProgress(int done, int failed, int total, const QString& text);

@@ -83,14 +83,21 @@ Gpt ModelSource::build() {
 
 nlohmann::json ModelSource::describe() const {
     if (m_saved) {
-        return {{"checkpoint", {{"file", m_saved->file.string()}, {"format", m_saved->format}}}};
+        nlohmann::json checkpoint = {{"file", m_saved->file.string()}, {"format", m_saved->format}};
+        if (m_saved->step >= 0) {
+            checkpoint["step"] =
+                m_saved->step;  // the weights' optimizer steps, where the file says
+        }
+        return {{"checkpoint", checkpoint}};
     }
     return {{"seed", m_modelFlags.seed()}};
 }
 
 std::string ModelSource::summary() const {
     if (m_saved) {
-        return "checkpoint " + m_saved->file.string() + " (" + m_saved->format + ")";
+        return "checkpoint " + m_saved->file.string() + " (" + m_saved->format +
+               (m_saved->step >= 0 ? ", step " + std::to_string(m_saved->step) : std::string()) +
+               ")";
     }
     return "init " + toString(m_config.init.scheme) + ", seed " +
            std::to_string(m_modelFlags.seed());

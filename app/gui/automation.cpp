@@ -213,7 +213,7 @@ void Automation::showComparison() {
     m_window.resize(1600, 950);
     ui::CompareTab* compare = m_window.compare();
     compare->browser()->setRoot(m_compare);
-    m_window.viewTabs()->setCurrentWidget(compare);
+    m_window.showView(compare);
     for (int row = 0; row < static_cast<int>(compare->browser()->runs().size()); ++row) {
         compare->browser()->setChecked(row, true);
     }
@@ -239,7 +239,7 @@ void Automation::showComparison() {
 
 void Automation::showSweep() {
     m_window.resize(1600, 950);
-    m_window.viewTabs()->setCurrentWidget(m_window.sweep());
+    m_window.showView(m_window.sweep());
     m_window.sweepRunner()->open(m_sweep);
     if (m_screenshots.isEmpty()) {
         return;
@@ -257,7 +257,7 @@ void Automation::showSweep() {
 
 void Automation::showMechanism() {
     m_window.resize(1600, 950);
-    m_window.viewTabs()->setCurrentWidget(m_window.mechanism());
+    m_window.showView(m_window.mechanism());
     if (m_screenshots.isEmpty()) {
         return;
     }
@@ -286,7 +286,7 @@ void Automation::showMechanism() {
 // then the Probes tab.
 void Automation::explorePinnedAndEdited() {
     ui::ExploreTab* explore = m_window.explore();
-    m_window.viewTabs()->setCurrentWidget(explore);
+    m_window.showView(explore);
     const QString pinned =
         m_window.form()->spec().task == TaskKind::Reversal ? "rev(12345)=" : "$123+456=";
     QString edited = pinned;
@@ -296,7 +296,7 @@ void Automation::explorePinnedAndEdited() {
     explore->promptField()->setText(edited);
     QTimer::singleShot(1500, this, [this] {
         screenshot("window-explore.png");
-        m_window.viewTabs()->setCurrentWidget(m_window.probes());
+        m_window.showView(m_window.probes());
         QTimer::singleShot(600, this, [this] {
             screenshot("window-probes.png");
             QApplication::quit();
@@ -307,10 +307,10 @@ void Automation::explorePinnedAndEdited() {
 void Automation::finish() {
     if (!m_screenshots.isEmpty()) {
         screenshot("window-trained.png");
-        m_window.viewTabs()->setCurrentWidget(m_window.attention());
+        m_window.showView(m_window.attention());
         QTimer::singleShot(600, this, [this] {
             screenshot("window-attention.png");
-            m_window.viewTabs()->setCurrentWidget(m_window.projector());
+            m_window.showView(m_window.projector());
             QTimer::singleShot(600, this, [this] {
                 screenshot("window-projector.png");
                 explorePinnedAndEdited();
@@ -342,7 +342,7 @@ void Automation::finish() {
 // time, each once the last one's heatmaps are drawn, and prints the keystroke-to-drawing times.
 void Automation::measureExplore() {
     ui::ExploreTab* explore = m_window.explore();
-    m_window.viewTabs()->setCurrentWidget(explore);
+    m_window.showView(explore);
     const QString text =
         m_window.form()->spec().task == TaskKind::Reversal ? "rev(9876543210123)=" : "$4512+7309=";
     auto typed = std::make_shared<int>(0);

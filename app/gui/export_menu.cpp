@@ -70,7 +70,8 @@ void ExportMenu::addTo(QMenu* file) {
         exportTable(&Set::ablationTable, "Export ablation table", "ablation_table.csv");
     });
     menu->addAction("&Config...", this, &ExportMenu::exportConfig);
-    file->addAction("Export &all...", this, &ExportMenu::exportAllInteractive);
+    file->addAction("Export &all...", QKeySequence("Ctrl+E"), this,
+                    &ExportMenu::exportAllInteractive);
 }
 
 QStringList ExportMenu::exportAll(const QString& dir, double scale) {

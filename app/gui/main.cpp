@@ -8,6 +8,8 @@
 #include <QSvgRenderer>
 #include <QTimer>
 
+#include <string>
+
 #include "gui/automation.h"
 #include "gui/main_window.h"
 #include "gui/meta_types.h"
@@ -39,10 +41,29 @@ QIcon applicationIcon() {
     return icon;
 }
 
+// Options that draw nothing on screen (--help, --report DIR) need no display: without one, Qt's
+// offscreen platform serves them, where it would stop the program before they ran.
+void withoutDisplayWhereNoneIsNeeded(int argc, char** argv) {
+    const bool display = !qEnvironmentVariableIsEmpty("DISPLAY") ||
+                         !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+                         !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+    if (display) {
+        return;
+    }
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h" || arg == "--report" || arg.rfind("--report=", 0) == 0) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return;
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     nope::configureRuntime(0);
+    withoutDisplayWhereNoneIsNeeded(argc, argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName("NoPEScope");
     QApplication::setOrganizationName("NoPEScope");
@@ -57,6 +78,9 @@ int main(int argc, char** argv) {
     }
     if (!automation.reportFolder().isEmpty()) {
         return nope::gui::renderReport(automation.reportFolder()) ? 0 : 1;
+    }
+    if (!automation.drivesTheWindow()) {
+        window.restoreSettings();  // a user's window as they left it; scripted runs start plain
     }
     window.show();
     automation.start();

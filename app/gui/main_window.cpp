@@ -52,14 +52,6 @@ namespace nope::gui {
 
 namespace {
 
-QString heatmapTitle(const LayerScores& row) {
-    const QString name = row.layer == 0 ? QString("embedding") : QString("layer %1").arg(row.layer);
-    return QString("%1  %2 ± %3")
-        .arg(name)
-        .arg(row.adjacencyMean, 0, 'f', 3)
-        .arg(row.adjacencyStd, 0, 'f', 3);
-}
-
 ui::RunControls::State controlState(TrainingController::State s) {
     using C = TrainingController::State;
     using R = ui::RunControls::State;
@@ -78,7 +70,10 @@ ui::RunControls::State controlState(TrainingController::State s) {
     return R::Empty;
 }
 
-// The snapshot of the best checkpoint: the trainer snapshots every new best and flags it.
+constexpr const char* kModelFileIsNotTrained =
+    "An opened model file is for analysis and probes, not for training: press Reset and Train "
+    "for a new model, or use File > Resume from checkpoint to continue a run.";
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -100,22 +95,27 @@ MainWindow::MainWindow(QWidget* parent)
       m_views(new QTabWidget),
       m_controls(new ui::RunControls),
       m_controller(new TrainingController(this)),
+      m_subjectLine(new QLabel),
       m_banner(new QLabel),
       m_slider(new QSlider(Qt::Horizontal)),
       m_sliderText(new QLabel("no snapshots yet")),
       m_view(new QComboBox),
       m_fixedRange(new QCheckBox("colour range [-1, 1]")) {
     setWindowTitle("NoPEScope");
-    resize(1500, 900);
     ui::rememberSystemTheme();
 
     buildLayout();
+    resize(defaultSize());
     m_redrawTimer.setSingleShot(true);  // at most 10 redraws a second, whatever the snapshot rate
+    m_reinitTimer.setSingleShot(true);  // a task chosen with the keyboard passes others on its way
+    m_reinitTimer.setInterval(300);
+    connect(&m_reinitTimer, &QTimer::timeout, this, &MainWindow::initializeModel);
     m_followTimer.setInterval(kFollowIntervalMs);
     connect(&m_followTimer, &QTimer::timeout, this, &MainWindow::followRun);
     buildMenus();
     connectParts();
-    updateControls();
+    beginSubject({});
+    onFormChanged();  // the Sweep tab starts from the form's task
 }
 
 MainWindow::~MainWindow() {
@@ -139,7 +139,16 @@ bool MainWindow::startFresh() {
     m_banner->hide();
     m_runFolder.clear();
     stopFollowing();
-    resetHistory({});
+    return true;
+}
+
+bool MainWindow::refusedDuringRun(const QString& action) {
+    if (!runGoing()) {
+        return false;
+    }
+    showProblem(QString("%1 is not possible while a run is going on: press Stop first (the run "
+                        "folder keeps everything so far).")
+                    .arg(action));
     return true;
 }
 
@@ -149,189 +158,105 @@ void MainWindow::startUp() {
 }
 
 void MainWindow::initializeModel() {
-    if (startFresh()) {
-        m_controller->initialize(m_form->spec());
+    m_reinitTimer.stop();
+    if (refusedDuringRun("Initialize") || !startFresh()) {
+        return;
     }
+    Subject next;
+    next.origin = SubjectOrigin::Initialized;
+    next.spec = m_form->spec();
+    next.phase = SubjectPhase::Building;
+    beginSubject(next);
+    m_controller->initialize(next.spec);
 }
 
+// Longer than 60 lines for a reason: the three ways Train starts (a new model, a checkpoint
+// continued into a new folder, this window's run continued) each set what the window shows.
 void MainWindow::startTraining() {
+    using State = TrainingController::State;
+    const State state = m_controller->state();
+    if (state == State::Busy || state == State::Training || state == State::Paused) {
+        return;  // the button is disabled then; a shortcut pressed meanwhile does nothing
+    }
+    if (m_subject.origin == SubjectOrigin::ModelFile) {
+        showProblem(kModelFileIsNotTrained);
+        return;
+    }
     const bool continuing = m_controller->hasModel() && m_controller->modelStep() > 0;
     if (!continuing && !m_form->isValid()) {
         showProblem("The form has problems: " + m_form->errors().join("; "));
         return;
     }
+    m_reinitTimer.stop();
     m_banner->hide();
-    if (!continuing || m_runFolder.isEmpty()) {
-        const RunSpec spec = m_form->spec();
-        m_runFolder = QString::fromStdString(
+    stopFollowing();
+    const RunSpec spec = m_form->spec();
+    const auto newFolder = [&spec] {
+        return QString::fromStdString(
             std::filesystem::absolute(newRunFolder("window", taskName(spec.task), spec.preset))
                 .string());
+    };
+    if (!continuing) {
+        m_runFolder = newFolder();
+        Subject next;
+        next.origin = SubjectOrigin::Trained;
+        next.spec = spec;
+        next.path = m_runFolder;
+        next.phase = SubjectPhase::Training;
+        beginSubject(next);  // the run's own step 0 comes first
+    } else if (m_runFolder.isEmpty()) {
+        // a checkpoint continued: its history stays, the run goes on into a new folder
+        m_runFolder = newFolder();
+        m_subject.source = m_subject.path;
+        m_subject.origin = SubjectOrigin::Trained;
+        m_subject.path = m_runFolder;
+        m_subject.phase = SubjectPhase::Training;
+        m_stopAsked = false;
+        showSubject();
+    } else {
+        m_subject.phase = SubjectPhase::Training;
+        m_stopAsked = false;
+        showSubject();
     }
     m_followLatest = true;
+    m_controller->train(spec, m_runFolder);
+}
+
+void MainWindow::stopTraining() {
+    if (runGoing()) {
+        m_stopAsked = true;
+    }
+    m_controller->stop();
+}
+
+void MainWindow::resetModel() {
+    m_controller->reset();
+    m_runFolder.clear();
+    m_banner->hide();
     stopFollowing();
-    m_controller->train(m_form->spec(), m_runFolder);
+    beginSubject({});
+    statusBar()->showMessage("reset: no model; run folders on disk keep what was written");
 }
 
 void MainWindow::runProbes() {
     const ProbeConfig config = m_probes->config(m_form->spec().train.probe);
     m_probes->showProgress(0, config.epochs * static_cast<int>(config.features.size()));
     m_probes->showMessage("probing...");
-    m_views->setCurrentWidget(m_probes);
+    showView(m_probes);
     m_controller->runProbes(config);
 }
 
-void MainWindow::addProbes(const ProbeReport& report, int step) {
-    m_history.addProbes(report, step);
-    m_probes->showMessage(QString("step %1: %2 probes in %3 s")
-                              .arg(step)
-                              .arg(report.results.size())
-                              .arg(report.seconds, 0, 'f', 1));
-    scheduleRedraw();
-}
-
-void MainWindow::resetHistory(std::vector<Snapshot> history) {
-    m_history.reset(std::move(history));
-    m_followLatest = true;
-    m_slider->blockSignals(true);
-    m_slider->setRange(0, std::max(0, static_cast<int>(m_history.size()) - 1));
-    m_slider->setValue(m_slider->maximum());
-    m_slider->blockSignals(false);
-    updateViewChoices();
-    scheduleRedraw();
-}
-
-void MainWindow::addSnapshot(const Snapshot& snapshot) {
-    m_history.add(snapshot);  // e.g. Train's step-0 snapshot replaces Initialize's
-    const bool follow = m_followLatest;
-    m_slider->blockSignals(true);
-    m_slider->setRange(0, static_cast<int>(m_history.size()) - 1);
-    if (follow) {
-        m_slider->setValue(m_slider->maximum());
-    }
-    m_slider->blockSignals(false);
-    if (snapshot.step > 0 || snapshot.eval.total > 0) {
-        m_controls->showProgress(snapshot);
-    }
-    if (snapshot.analysis.nonFinite) {  // the heatmaps of those layers mean nothing: say why
-        showProblem(QString("Step %1: %2.")
-                        .arg(snapshot.step)
-                        .arg(QString::fromStdString(snapshot.analysis.nonFiniteMessage())));
-    }
-    updateViewChoices();
-    scheduleRedraw();
-}
-
-void MainWindow::addEvaluation(const Snapshot& progress) {
-    if (progress.eval.total > 0 && !progress.eval.cancelled) {
-        m_history.addEvaluation(
-            {progress.eval.step, progress.eval.testLoss, progress.eval.accuracy});
-        scheduleRedraw();
-    }
-}
-
-void MainWindow::scheduleRedraw() {
-    if (m_redrawTimer.isActive()) {
-        return;  // snapshots that come faster are folded into the redraw already due
-    }
-    // at most one redraw per 100 ms, counted from the previous one: a snapshot after a quiet
-    // spell is drawn at once (still queued, so that a burst of snapshots is drawn once)
-    const qint64 since = m_sinceRedraw.isValid() ? m_sinceRedraw.elapsed() : kRedrawIntervalMs;
-    m_redrawTimer.start(static_cast<int>(std::max<qint64>(0, kRedrawIntervalMs - since)));
-}
-
-const Snapshot* MainWindow::current() const {
-    const int index = m_slider->value();
-    if (m_history.empty() || index < 0 || index >= static_cast<int>(m_history.size())) {
-        return nullptr;
-    }
-    return &m_history[static_cast<size_t>(index)];
-}
-
-void MainWindow::updateViewChoices() {
-    const Snapshot* s = current();
-    const int prompts = s ? static_cast<int>(s->analysis.keptPrompts.size()) : 0;
-    const int keep = m_view->currentIndex();
-    m_view->blockSignals(true);
-    m_view->clear();
-    m_view->addItem("mean over prompts");
-    for (int k = 0; k < prompts; ++k) {
-        QString text = QString::fromStdString(s->analysis.keptPrompts[static_cast<size_t>(k)]);
-        m_view->addItem(QString("prompt %1: %2").arg(k + 1).arg(text.remove('\n')));
-    }
-    m_view->setCurrentIndex(keep >= 0 && keep < m_view->count() ? keep : 0);
-    m_view->blockSignals(false);
-}
-
-void MainWindow::redraw() {
-    ++m_redraws;
-    m_sinceRedraw.start();
-    const CapturePoint point = m_form->capturePoint();
-    const Snapshot* s = current();
-    if (!s) {
-        m_heatmaps->setHeatmaps({});
-        m_attention->setHistory({}, -1);
-        m_projector->setHistory({}, -1);
-        m_curves->setHistory({}, {}, point, -1);
-        m_scores->setScores({}, point);
-        m_probes->panel()->setReports(nullptr, nullptr, {});
-        m_sliderText->setText("no snapshots yet");
-        return;
-    }
-    const int prompt = m_view->currentIndex() - 1;  // -1: mean over prompts
-    std::vector<ui::Heatmap> maps;
-    for (const LayerScores& row : s->analysis.rows) {
-        if (row.point != CapturePoint::Embedding && row.point != point) {
-            continue;
-        }
-        ui::Heatmap h;
-        h.title = heatmapTitle(row);
-        h.size = s->analysis.seqLen;
-        const bool kept = prompt >= 0 && prompt < static_cast<int>(row.promptMatrices.size());
-        h.values = kept ? row.promptMatrices[static_cast<size_t>(prompt)] : row.meanMatrix;
-        if (kept) {
-            h.tokens = ui::promptTokens(s->analysis.keptPrompts[static_cast<size_t>(prompt)]);
-        }
-        maps.push_back(std::move(h));
-    }
-    m_heatmaps->setHeatmaps(std::move(maps));
-    m_attention->setHistory(m_history.all(), m_slider->value());
-    m_projector->setHistory(m_history.all(), m_slider->value());
-    m_curves->setHistory(m_history.all(), m_history.evaluations(), point, s->step);
-
-    const Snapshot* init = m_history.front().step == 0 ? &m_history.front() : nullptr;
-    const Snapshot* best = m_history.best();
-    int probeStep = -1;
-    const ProbeReport* shownProbes =
-        m_history.probesAt(static_cast<size_t>(m_slider->value()), &probeStep);
-    const ProbeReport* startProbes = m_history.initProbes();
-    m_probes->panel()->setPoint(point);
-    m_probes->panel()->setReports(
-        startProbes, probeStep > 0 ? shownProbes : nullptr,
-        probeStep > 0 ? QString("step %L1").arg(probeStep) : QString("current"));
-    std::vector<ui::ScoreRow> rows{{"init", init ? &init->analysis : nullptr, startProbes}};
-    if (s != init) {
-        rows.push_back({QString("step %1").arg(s->step), &s->analysis,
-                        probeStep == s->step ? shownProbes : nullptr});
-    }
-    if (best && best != s) {
-        rows.push_back(
-            {QString("best (step %1, %2%)").arg(best->step).arg(best->eval.accuracy, 0, 'f', 1),
-             &best->analysis, best->probes.empty() ? nullptr : &best->probes});
-    }
-    m_scores->setScores(rows, point);
-    m_sliderText->setText(QString("step %1 (%2 of %3)")
-                              .arg(s->step)
-                              .arg(m_slider->value() + 1)
-                              .arg(m_history.size()));
-}
-
 void MainWindow::updateControls() {
-    const bool trained = m_controller->hasModel() && m_controller->modelStep() > 0;
+    const bool modelFile = m_subject.origin == SubjectOrigin::ModelFile;
+    const bool trained = m_controller->hasModel() && m_controller->modelStep() > 0 && !modelFile;
     const auto state = m_controller->state();
-    m_controls->setState(controlState(state), m_form->isValid(), trained);
+    m_controls->setState(controlState(state), m_form->isValid(), trained,
+                         modelFile ? QString(kModelFileIsNotTrained) : QString());
     const bool running =
         state == TrainingController::State::Training || state == TrainingController::State::Paused;
-    m_form->setEnabled(!running && !trained);  // a trained model keeps its settings until Reset
+    // a trained or loaded model keeps its settings until Reset
+    m_form->setEnabled(!running && !trained && !modelFile &&
+                       m_subject.origin != SubjectOrigin::Checkpoint);
     m_probes->setRunnable(m_controller->hasModel() &&
                           (state == TrainingController::State::Ready || running));
 }
@@ -358,12 +283,36 @@ QStringList MainWindow::exportAll(const QString& dir, double scale) {
 }
 
 void MainWindow::openModel(const QString& path) {
-    if (startFresh()) {
-        m_controller->openModel(path, m_form->spec());
+    if (refusedDuringRun("Opening a model") || !startFresh()) {
+        return;
     }
+    Subject next;
+    next.origin = SubjectOrigin::ModelFile;
+    next.spec = m_form->spec();
+    next.path = path;
+    next.phase = SubjectPhase::Building;
+    beginSubject(next);
+    m_controller->openModel(path, m_form->spec());
+}
+
+void MainWindow::resumeFromCheckpoint(const QString& path) {
+    if (refusedDuringRun("Resuming from a checkpoint")) {
+        return;
+    }
+    m_banner->hide();
+    m_runFolder.clear();
+    stopFollowing();
+    Subject next;
+    next.origin = SubjectOrigin::Checkpoint;
+    next.spec = m_form->spec();  // until the checkpoint's own arrive
+    next.path = path;
+    next.phase = SubjectPhase::Building;
+    beginSubject(next);
+    m_controller->loadCheckpoint(path);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
     m_sweepRunner->shutDown();  // a running sweep stops its runs; its folder stays resumable
     using State = TrainingController::State;
     const State state = m_controller->state();

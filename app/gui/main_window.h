@@ -12,16 +12,20 @@
 #include <memory>
 #include <vector>
 
+#include "gui/subject.h"
 #include "gui/training_controller.h"
 #include "run/snapshot.h"
 #include "run/snapshot_history.h"
 #include "widgets/export.h"
 
+class QActionGroup;
 class QCheckBox;
 class QMenu;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
 class QSlider;
 class QTabWidget;
 
@@ -76,8 +80,19 @@ public:
     ui::MechanismTab* mechanism() const { return m_mechanism; }
     SweepRunner* sweepRunner() const { return m_sweepRunner; }
     AblationJob* ablationJob() const { return m_ablationJob; }
-    // Heatmaps, Attention, Probes, Compare, Sweep, Mechanism
+    // Heatmaps, Attention, Projector, Explore, Probes, Compare, Sweep, Mechanism (each but the
+    // first inside a scroll area: showView and currentView speak of the views themselves)
     QTabWidget* viewTabs() const { return m_views; }
+    void showView(QWidget* view);
+    QWidget* currentView() const;
+    // Whether the curves are in a row under the views: the window is narrower than the form,
+    // every tab of the views and a column of curves side by side (wideWidth()).
+    bool narrow() const { return m_narrow; }
+    int wideWidth() const;
+    // The window's size, its splitters, the last task and preset and the theme, from the user's
+    // settings (QSettings) and kept when the window closes; only the application calls it, so
+    // that tests start from the defaults and leave the user's settings alone.
+    void restoreSettings();
     TrainingController* controller() const { return m_controller; }
     ui::RunControls* controls() const { return m_controls; }
     QSlider* stepSlider() const { return m_slider; }
@@ -87,6 +102,11 @@ public:
     // Whether a redraw is scheduled and not yet done (tests wait for it instead of sleeping).
     bool redrawPending() const { return m_redrawTimer.isActive(); }
     QString runFolder() const { return m_runFolder; }
+    // What the window shows (gui/subject.h), and the line above the views that names it.
+    const Subject& subject() const { return m_subject; }
+    QString subjectText() const;
+    // The step of the snapshot on screen; -1 when none is.
+    int shownStep() const;
     // Closing during a step that outlasts 1.5 s ends the process at once (the default); tests
     // turn that off to see how long a close really takes.
     void setForcedExitAllowed(bool allowed) { m_forcedExitAllowed = allowed; }
@@ -100,8 +120,14 @@ public:
     bool following() const { return m_follower != nullptr; }
     static constexpr int kFollowIntervalMs = 2000;
     // Loads any saved model (checkpoint, weights.pt, run folder, nanoGPT ckpt.pt) for analysis
-    // and probes on the form's task.
+    // and probes, on the task the file names (else the form's).
     void openModel(const QString& path);
+    // Loads a checkpoint to continue its run (Continue then trains it into a new run folder);
+    // the history shows its run folder's snapshots up to its step.
+    void resumeFromCheckpoint(const QString& path);
+    // Reads a session file into the form and the Explore tab's prompts, then initializes the
+    // session's model; the problem (naming the file) or empty. Refused while a run goes on.
+    QString loadSession(const QString& path);
 
 public Q_SLOTS:
     // The first thing a new window does for a user: initializes the form's model (under a
@@ -111,13 +137,27 @@ public Q_SLOTS:
 
     void initializeModel();
     void startTraining();
+    void stopTraining();
+    void resetModel();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
     void buildLayout();  // window_layout.cpp
+    static QScrollArea* scrolled(QWidget* view);
+    // window_settings.cpp: the first size (within the screen), the arrangement by width, and the
+    // settings kept between sessions.
+    QSize defaultSize() const;
+    void arrange(bool narrow);
+    void saveSettings();
+    int tabsWidth() const;
+    void fitTabs();
+    // The splitter's sizes as the user left them in this arrangement; false when none are kept.
+    bool restoredSplitter(const char* which, bool narrow);
+    static constexpr int kCurvesWidth = 280;  // the curves' column, at its narrowest
     QWidget* leftColumn();
     QWidget* centerColumn();
     void connectViews();
@@ -126,10 +166,14 @@ private:
     void connectMechanism();
     void connectExplore();
     bool runGoing() const;  // a training run is going on (training or paused)
-    void buildMenus();      // window_menus.cpp
+    // True, with a message naming `action`, while a run goes on (actions that replace the model).
+    bool refusedDuringRun(const QString& action);
+    void buildMenus();  // window_menus.cpp
     void addOpenActions(QMenu* file);
     void addSessionActions(QMenu* file);
     void addCheckpointActions(QMenu* file);
+    void addRunActions(QMenu* run);
+    void showHelp();
     ui::ExportSet exportSet();
     // Before a new model: false (with the problems shown) when the form is invalid, else clears
     // the banner, the run folder and the history.
@@ -152,6 +196,20 @@ private:
     void report(const QString& error, const QString& done);
     const Snapshot* current() const;
     void addProbes(const ProbeReport& report, int step);
+    // window_subject.cpp: another model or run is shown (every view starts over), and the
+    // changes of the one shown (its step, its phase, the form beside it).
+    void beginSubject(Subject subject);
+    void showSubject();
+    bool formDiffers() const;
+    void onModelReady(const ModelReady& model);
+    void onRunFinished(const QString& message, bool ok);
+    void onStateChanged(TrainingController::State state);
+    void onFormChanged();
+    void onTick(const Snapshot& progress);
+    void updateExploreModel();
+    void applyEmptyTexts();
+    // The run folder of a checkpoint, read for the history before its step; empty when none.
+    std::vector<Snapshot> snapshotsBefore(const QString& checkpoint, int step);
     // The probes to compare: at init, and the latest at or before the shown snapshot.
 
     ui::ConfigForm* m_form;
@@ -169,9 +227,15 @@ private:
     AblationJob* m_ablationJob;
     std::unique_ptr<MechanismModel> m_mechanismModel;
     QTabWidget* m_views;
+    QSplitter* m_mainSplit = nullptr;    // form | views | curves (the curves under the views
+    QSplitter* m_centerSplit = nullptr;  // views / score table   when the window is narrow)
+    bool m_narrow = false;
+    bool m_persist = false;  // restoreSettings() was called: closing saves them
+    QActionGroup* m_themes = nullptr;
     ui::RunControls* m_controls;
     TrainingController* m_controller;
     ExportMenu* m_exportMenu = nullptr;
+    QLabel* m_subjectLine;  // names m_subject above the views
     QLabel* m_banner;
     QSlider* m_slider;
     QLabel* m_sliderText;
@@ -190,6 +254,11 @@ private:
     std::unique_ptr<SnapshotFollower> m_follower;
     QTimer m_followTimer;
     bool m_forcedExitAllowed = true;
+    Subject m_subject;
+    bool m_stopAsked = false;  // Stop was pressed in the run going on
+    QString m_ablationsFor;    // the form's model the ablations in flight or shown ran on
+    QString m_sweepTask;       // the form's task the Sweep tab was last given
+    QTimer m_reinitTimer;      // a changed task re-initializes the model at init after a pause
 };
 
 }  // namespace nope::gui

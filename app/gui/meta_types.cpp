@@ -4,6 +4,7 @@ namespace nope::gui {
 
 void registerMetaTypes() {
     qRegisterMetaType<nope::gui::ModelOrigin>("nope::gui::ModelOrigin");
+    qRegisterMetaType<nope::gui::ModelReady>("nope::gui::ModelReady");
     qRegisterMetaType<nope::Snapshot>("nope::Snapshot");
     qRegisterMetaType<nope::PromptAnalysis>("nope::PromptAnalysis");
     qRegisterMetaType<nope::RunSpec>("nope::RunSpec");

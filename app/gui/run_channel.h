@@ -29,9 +29,10 @@ public:
     CallQueue* calls() const { return m_calls; }
 
 Q_SIGNALS:
-    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin);
+    void ready(const nope::gui::ModelReady& model);
     void snapshot(const nope::Snapshot& snapshot);   // with analysis
     void progress(const nope::Snapshot& progress);   // after each evaluation
+    void tick(const nope::Snapshot& progress);       // about once a second during a run
     void finished(const QString& message, bool ok);  // training ended
     void failed(const QString& message);             // nothing changed, or nothing ran
     void status(const QString& message);
@@ -49,14 +50,17 @@ class RunChannel {
 public:
     explicit RunChannel(RunReceiver* receiver) : m_receiver(receiver) {}
 
-    void ready(const RunSpec& spec, const QString& message, ModelOrigin origin) {
-        send([=](RunReceiver* r) { Q_EMIT r->ready(spec, message, origin); });
+    void ready(const ModelReady& model) {
+        send([=](RunReceiver* r) { Q_EMIT r->ready(model); });
     }
     void snapshot(const Snapshot& s) {
         send([=](RunReceiver* r) { Q_EMIT r->snapshot(s); });
     }
     void progress(const Snapshot& p) {
         send([=](RunReceiver* r) { Q_EMIT r->progress(p); });
+    }
+    void tick(const Snapshot& p) {
+        send([=](RunReceiver* r) { Q_EMIT r->tick(p); });
     }
     void finished(const QString& message, bool ok) {
         send([=](RunReceiver* r) { Q_EMIT r->finished(message, ok); });
@@ -78,6 +82,12 @@ public:
     }
     void promptFailed(const QString& message) {
         send([=](RunReceiver* r) { Q_EMIT r->promptFailed(message); });
+    }
+
+    // Whether what is sent still arrives (work for a closed channel's model is not wanted).
+    bool isOpen() {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_receiver != nullptr;
     }
 
     // On the receiver's thread, before the receiver goes: nothing is sent after.

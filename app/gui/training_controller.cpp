@@ -2,20 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gui/subject.h"
 #include "gui/training_worker.h"
 #include "util/tsan_annotations.h"
 
 namespace nope::gui {
-
-namespace {
-
-std::string specKey(const RunSpec& spec) {
-    nlohmann::json j = toJson(spec);
-    j.erase("preset");
-    return j.dump();
-}
-
-}  // namespace
 
 TrainingController::TrainingController(QObject* parent)
     : QObject(parent), m_worker(new TrainingWorker) {
@@ -41,6 +32,9 @@ void TrainingController::beginNewModel() {
 }
 
 void TrainingController::newReceiver() {
+    if (m_worker) {
+        m_worker->cancelProbes();  // the old model's probes at init are not wanted any more
+    }
     if (m_receiver) {
         m_channel->close();            // the old model's commands send nothing more
         m_receiver->disconnect(this);  // and what they already sent goes nowhere
@@ -53,17 +47,17 @@ void TrainingController::newReceiver() {
         Q_EMIT snapshot(s);
     });
     connect(m_receiver, &RunReceiver::progress, this, &TrainingController::progress);
+    connect(m_receiver, &RunReceiver::tick, this, &TrainingController::tick);
     connect(m_receiver, &RunReceiver::status, this, &TrainingController::status);
     connect(m_receiver, &RunReceiver::probeProgress, this, &TrainingController::probeProgress);
     connect(m_receiver, &RunReceiver::promptAnalysis, this, &TrainingController::promptAnalysis);
     connect(m_receiver, &RunReceiver::promptFailed, this, &TrainingController::promptFailed);
-    connect(m_receiver, &RunReceiver::ready, this,
-            [this](const RunSpec& spec, const QString& m, ModelOrigin origin) {
-                m_hasModel = true;
-                m_modelSpec = specKey(spec);
-                setState(State::Ready);
-                Q_EMIT ready(spec, m, origin);
-            });
+    connect(m_receiver, &RunReceiver::ready, this, [this](const ModelReady& model) {
+        m_hasModel = true;
+        m_modelSpec = specKey(model.spec);
+        setState(State::Ready);
+        Q_EMIT ready(model);
+    });
     connect(m_receiver, &RunReceiver::finished, this, [this](const QString& m, bool ok) {
         setState(m_hasModel ? State::Ready : State::Empty);
         Q_EMIT finished(m, ok);
@@ -124,6 +118,7 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
     }
     m_worker->setPaused(false);
     m_worker->clearStop();
+    m_worker->cancelProbes();  // the probes at init give way: the run probes its own step 0
     m_hasModel = true;
     setState(State::Training);
     m_worker->calls()->post(
@@ -226,6 +221,12 @@ void TrainingController::runProbes(const ProbeConfig& config) {
     m_worker->clearStop();
     setState(State::Busy);
     m_worker->calls()->post([w = m_worker, config, ch = m_channel] { w->runProbes(config, ch); });
+}
+
+void TrainingController::cancelProbes() {
+    if (m_worker) {
+        m_worker->cancelProbes();
+    }
 }
 
 bool TrainingController::analyzePrompts(const std::vector<std::string>& prompts) {

@@ -47,6 +47,8 @@ public:
     void openModel(const QString& path, const RunSpec& spec);
     // Probes of the current model; Stop ends them between epochs.
     void runProbes(const ProbeConfig& config);
+    // Ends the probes running (at init, or on demand) at their next epoch, without a result.
+    void cancelProbes();
 
     // The user's own prompts with the current weights (at once when idle, between two steps
     // during a run): promptAnalysis or promptFailed answers. False when there is no model.
@@ -62,8 +64,9 @@ public:
 Q_SIGNALS:
     void stateChanged(nope::gui::TrainingController::State state);
     void snapshot(const nope::Snapshot& snapshot);
-    void progress(const nope::Snapshot& progress);
-    void ready(const nope::RunSpec& spec, const QString& message, nope::gui::ModelOrigin origin);
+    void progress(const nope::Snapshot& progress);  // after each evaluation
+    void tick(const nope::Snapshot& progress);      // about once a second during a run
+    void ready(const nope::gui::ModelReady& model);
     void finished(const QString& message, bool ok);
     void failed(const QString& message);
     void status(const QString& message);

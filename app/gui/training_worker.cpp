@@ -1,5 +1,6 @@
 #include "gui/training_worker.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 
@@ -53,29 +54,52 @@ void TrainingWorker::initialize(const RunSpec& spec, const Channel& channel) {
         channel->status("building the data and the model...");
         replaceTrainer(nullptr);
         m_checkpointFolder.clear();
+        m_fileStep.reset();
         ensureTrainer(spec);
         Snapshot s;
         s.totalSteps = spec.train.steps;
         s.analysis = m_trainer->analyze();
         channel->snapshot(s);
+        channel->ready({spec,
+                        QString("initialized: %1 analysed prompts, forward %2 s")
+                            .arg(s.analysis.samples)
+                            .arg(s.analysis.forwardSeconds, 0, 'f', 2),
+                        ModelOrigin::Initialized, QString(), 0});
         if (spec.train.probeEvery > 0) {  // the heatmaps first, then the probes at init
-            channel->status("probing the model at initialization...");
-            s.probes = m_trainer->probe(
-                spec.train.probe, &m_probeCancel,
-                [channel](int done, int total) { channel->probeProgress(done, total); });
-            if (!s.probes.cancelled) {
-                channel->snapshot(s);
-            }
+            m_probeCancel = false;
+            m_calls->post(
+                [this, config = spec.train.probe, s, channel] { probeAtInit(config, s, channel); });
         }
-        channel->ready(spec,
-                       QString("initialized: %1 analysed prompts, forward %2 s")
-                           .arg(s.analysis.samples)
-                           .arg(s.analysis.forwardSeconds, 0, 'f', 2),
-                       ModelOrigin::Initialized);
     } catch (const std::exception& e) {
         replaceTrainer(nullptr);
         channel->failed(
             QString("Initialize failed: %1").arg(QString::fromStdString(nope::errorText(e))));
+    }
+}
+
+void TrainingWorker::probeAtInit(const ProbeConfig& config, Snapshot snapshot,
+                                 const Channel& channel) {
+    if (!m_trainer || m_probeCancel || !channel->isOpen() || m_trainer->step() != 0) {
+        return;  // another model, a run that began, or a cancel: not wanted any more
+    }
+    try {
+        channel->status(
+            "probing the model at initialization (Train or Cancel on the Probes tab "
+            "ends it)...");
+        snapshot.probes = m_trainer->probe(config, &m_probeCancel, [channel](int done, int total) {
+            channel->probeProgress(done, total);
+        });
+        if (snapshot.probes.cancelled) {
+            channel->probeProgress(0, 0);
+            channel->status("probes at initialization cancelled");
+            return;
+        }
+        channel->snapshot(snapshot);
+        channel->status(QString("probes at initialization done in %1 s")
+                            .arg(snapshot.probes.seconds, 0, 'f', 1));
+    } catch (const std::exception& e) {
+        channel->failed(
+            QString("Probes failed: %1").arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
@@ -104,6 +128,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         TrainerCallbacks forward;
         forward.evaluated = [channel](const Snapshot& p, bool) { channel->progress(p); };
         forward.snapshot = [channel](const Snapshot& s) { channel->snapshot(s); };
+        forward.ticked = [channel](const Snapshot& p) { channel->tick(p); };
         setInRun(true);
         const TrainOutcome outcome = trainer.run(recorder.wrap(forward));
         setInRun(false);
@@ -153,10 +178,11 @@ void TrainingWorker::loadCheckpoint(const QString& path, const Channel& channel)
         s.analysis = trainer->analyze();
         replaceTrainer(std::move(trainer));
         m_spec = spec;
+        m_fileStep.reset();
         m_checkpointFolder = QString::fromStdString(folder.string());
         channel->snapshot(s);
-        channel->ready(spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
-                       ModelOrigin::Checkpoint);
+        channel->ready({spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
+                        ModelOrigin::Checkpoint, path, s.step});
     } catch (const std::exception& e) {
         channel->failed(QString("Loading the checkpoint failed: %1")
                             .arg(QString::fromStdString(nope::errorText(e))));
@@ -165,6 +191,7 @@ void TrainingWorker::loadCheckpoint(const QString& path, const Channel& channel)
 
 void TrainingWorker::reset() {
     replaceTrainer(nullptr);
+    m_fileStep.reset();
 }
 
 void TrainingWorker::runProbes(const ProbeConfig& config, const Channel& channel) {
@@ -180,9 +207,12 @@ void TrainingWorker::runProbes(const ProbeConfig& config, const Channel& channel
 
 namespace {
 
-void promptsNow(Trainer& trainer, const std::vector<std::string>& prompts, const Channel& channel) {
+void promptsNow(Trainer& trainer, const std::vector<std::string>& prompts, int step,
+                const Channel& channel) {
     try {
-        channel->promptAnalysis(trainer.analyzePrompts(prompts));
+        PromptAnalysis analysis = trainer.analyzePrompts(prompts);
+        analysis.step = step;  // a model file's own step (-1: unknown), else the trainer's
+        channel->promptAnalysis(analysis);
     } catch (const std::exception& e) {
         channel->promptFailed(QString::fromStdString(nope::errorText(e)));
     }
@@ -233,7 +263,7 @@ void TrainingWorker::analyzePrompts(const std::vector<std::string>& prompts,
             "model first.");
         return;
     }
-    promptsNow(*m_trainer, prompts, channel);
+    promptsNow(*m_trainer, prompts, m_fileStep ? *m_fileStep : m_trainer->step(), channel);
 }
 
 bool TrainingWorker::saveDuringRun(const QString& path, const Channel& channel) {
@@ -258,10 +288,11 @@ void TrainingWorker::probeNow(Trainer& trainer, const ProbeConfig& config, const
             trainer.probe(config, &m_probeCancel,
                           [channel](int done, int total) { channel->probeProgress(done, total); });
         if (report.cancelled) {
+            channel->probeProgress(0, 0);
             channel->failed("Probes stopped before the end; nothing was kept.");
             return;
         }
-        channel->probes(report, trainer.step());
+        channel->probes(report, m_fileStep ? std::max(0, *m_fileStep) : trainer.step());
         channel->status(QString("probes done in %1 s").arg(report.seconds, 0, 'f', 1));
     } catch (const std::exception& e) {
         channel->failed(
@@ -276,21 +307,25 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form, const C
         spec.model = saved.config;
         spec.model.dropout = form.model.dropout;
         spec.preset = "custom";
+        if (const auto task = parseTask(saved.task)) {
+            spec.task = *task;  // the task the model was trained on, where the file says
+        }
         auto trainer = std::make_unique<Trainer>(spec.task, spec.model, spec.train, m_control);
         trainer->copyWeightsFrom(*saved.model);
         applyThreadCount(spec.train.threads);
         Snapshot s;
+        s.step = std::max(0, saved.step);  // the history's step; an unknown one is said apart
         s.totalSteps = spec.train.steps;
         s.analysis = trainer->analyze();
         replaceTrainer(std::move(trainer));
         m_spec = spec;
+        m_fileStep = saved.step;
         m_checkpointFolder.clear();
         channel->snapshot(s);
-        channel->ready(spec,
-                       QString("loaded model %1 (%2)")
-                           .arg(QString::fromStdString(saved.file.string()),
-                                QString::fromStdString(saved.format)),
-                       ModelOrigin::SavedModel);
+        const QString file = QString::fromStdString(saved.file.string());
+        channel->ready(
+            {spec, QString("loaded model %1 (%2)").arg(file, QString::fromStdString(saved.format)),
+             ModelOrigin::SavedModel, file, saved.step});
     } catch (const std::exception& e) {
         channel->failed(QString("Opening the model failed: %1")
                             .arg(QString::fromStdString(nope::errorText(e))));

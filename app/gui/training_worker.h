@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "gui/meta_types.h"
 #include "gui/run_channel.h"
@@ -54,10 +55,15 @@ public:
         m_control->clearStop();
         m_probeCancel = false;
     }
+    // Thread-safe: ends the probes running or queued (the model's at init, or on demand) at
+    // their next epoch, without a result.
+    void cancelProbes() { m_probeCancel = true; }
 
     // The commands, run on the worker's thread (the controller queues them); each sends what it
     // produces through `channel`.
-    // Builds data and a fresh model and sends its step-0 analysis.
+    // Builds data and a fresh model and sends its step-0 analysis; the model is ready then, and
+    // its probes at init (when the spec probes) follow as work of their own, which Train, a new
+    // model or cancelProbes() ends.
     void initialize(const nope::RunSpec& spec, const Channel& channel);
     // Trains the current model (initializing it first if needed), recording into `runFolder`.
     void train(const nope::RunSpec& spec, const QString& runFolder, const Channel& channel);
@@ -80,6 +86,8 @@ Q_SIGNALS:
 
 private:
     bool ensureTrainer(const RunSpec& spec);
+    // The probes of the model at init, sent as its step-0 snapshot with probes.
+    void probeAtInit(const ProbeConfig& config, Snapshot snapshot, const Channel& channel);
     // Runs the probes on the calling (worker) thread and sends the result or the problem.
     void probeNow(Trainer& trainer, const ProbeConfig& config, const Channel& channel);
     void replaceTrainer(std::unique_ptr<Trainer> trainer);
@@ -92,8 +100,11 @@ private:
     std::unique_ptr<Trainer> m_trainer;
     RunSpec m_spec;
     QString m_checkpointFolder;  // where a loaded checkpoint came from (its init analysis)
-    std::mutex m_mutex;          // guards m_trainer and m_inRun against the ...DuringRun calls
-    bool m_inRun = false;        // the trainer's run() is going: tasks go through m_control
+    // The step of an opened model file's weights (-1: the file does not say), which the answers
+    // about it name; empty for a model this worker built or a checkpoint it continues.
+    std::optional<int> m_fileStep;
+    std::mutex m_mutex;    // guards m_trainer and m_inRun against the ...DuringRun calls
+    bool m_inRun = false;  // the trainer's run() is going: tasks go through m_control
     // Pause and stop for every trainer of this worker, also before one exists.
     std::shared_ptr<RunControl> m_control;
     std::atomic<bool> m_probeCancel{false};  // stops on-demand probes between epochs

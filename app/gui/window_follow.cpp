@@ -13,6 +13,9 @@
 namespace nope::gui {
 
 void MainWindow::openRunFolder(const QString& dir) {
+    if (refusedDuringRun("Opening a run folder")) {
+        return;
+    }
     try {
         const RunSpec spec = runSpecFromJson(readRunConfig(dir.toStdString()));
         auto follower = std::make_unique<SnapshotFollower>(dir.toStdString());
@@ -22,6 +25,13 @@ void MainWindow::openRunFolder(const QString& dir) {
         m_form->setSpec(spec);
         m_runFolder.clear();
         m_banner->hide();
+        stopFollowing();
+        Subject next;
+        next.origin = SubjectOrigin::OpenedRun;
+        next.spec = m_form->spec();
+        next.path = dir;
+        next.step = snapshots.empty() ? 0 : snapshots.back().step;
+        beginSubject(next);
         resetHistory(std::move(snapshots));
         if (!m_history.empty()) {
             m_controls->showProgress(m_history.back());
@@ -48,7 +58,7 @@ void MainWindow::followRun() {
     std::vector<std::string> damaged;
     const std::vector<Snapshot> added = m_follower->poll(damaged);
     for (const Snapshot& snapshot : added) {
-        addSnapshot(snapshot);
+        addSnapshot(snapshot);  // the subject's newest step follows
     }
     if (readFollowedEvaluations()) {
         scheduleRedraw();

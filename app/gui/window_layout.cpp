@@ -34,25 +34,17 @@
 
 namespace nope::gui {
 
-namespace {
-
-constexpr const char* kFirstRunHint =
-    "This is the model at initialization: each heatmap is one layer's self-cosine similarity. "
-    "Press Train to watch it change as the model learns, or pick another task or preset on the "
-    "left.";
-
-}  // namespace
-
 void MainWindow::buildLayout() {
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(leftColumn());
-    split->addWidget(centerColumn());
-    split->addWidget(m_curves);
-    split->setStretchFactor(0, 0);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
-    split->setSizes({330, 760, 480});
-    m_curves->setMinimumWidth(360);
+    m_mainSplit = new QSplitter(Qt::Horizontal);
+    m_mainSplit->addWidget(leftColumn());
+    m_mainSplit->addWidget(centerColumn());
+    m_mainSplit->addWidget(m_curves);
+    m_mainSplit->setStretchFactor(0, 0);
+    m_mainSplit->setStretchFactor(1, 3);
+    m_mainSplit->setStretchFactor(2, 2);
+    m_mainSplit->setSizes({330, 760, 480});
+    m_mainSplit->setChildrenCollapsible(false);
+    m_curves->setMinimumWidth(kCurvesWidth);
 
     m_slider->setRange(0, 0);
     m_slider->setToolTip("scrub through the snapshots; at the right end it follows new ones");
@@ -63,7 +55,7 @@ void MainWindow::buildLayout() {
 
     auto* root = new QWidget;
     auto* rootLayout = new QVBoxLayout(root);
-    rootLayout->addWidget(split, 1);
+    rootLayout->addWidget(m_mainSplit, 1);
     rootLayout->addLayout(bottom);
     setCentralWidget(root);
 }
@@ -72,7 +64,7 @@ QWidget* MainWindow::leftColumn() {
     auto* formScroll = new QScrollArea;
     formScroll->setWidget(m_form);
     formScroll->setWidgetResizable(true);
-    formScroll->setMinimumWidth(300);
+    formScroll->setMinimumWidth(270);
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -87,6 +79,12 @@ QWidget* MainWindow::centerColumn() {
     m_banner->setWordWrap(true);
     styleBanner();
     m_banner->hide();
+    m_subjectLine->setObjectName("subjectLine");
+    m_subjectLine->setWordWrap(true);
+    m_subjectLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_subjectLine->font();
+    bold.setBold(true);
+    m_subjectLine->setFont(bold);
     m_view->setToolTip("the mean matrix over the analysed prompts, or one prompt's own matrix");
     auto* viewRow = new QHBoxLayout;
     viewRow->addWidget(new QLabel("show"));
@@ -97,26 +95,29 @@ QWidget* MainWindow::centerColumn() {
     mapsLayout->setContentsMargins(0, 0, 0, 0);
     mapsLayout->addLayout(viewRow);
     mapsLayout->addWidget(m_heatmaps, 1);
+    // Each view but the heatmaps scrolls inside its tab rather than raise the window's minimum
+    // size past a small screen (a tab widget is as large as its largest page).
     m_views->addTab(maps, "Heatmaps");
-    m_views->addTab(m_attention, "Attention");
-    m_views->addTab(m_projector, "Projector");
-    m_views->addTab(m_explore, "Explore");
-    m_views->addTab(m_probes, "Probes");
-    m_views->addTab(m_compare, "Compare");
-    m_views->addTab(m_sweep, "Sweep");
-    m_views->addTab(m_mechanism, "Mechanism");
+    m_views->addTab(scrolled(m_attention), "Attention");
+    m_views->addTab(scrolled(m_projector), "Projector");
+    m_views->addTab(scrolled(m_explore), "Explore");
+    m_views->addTab(scrolled(m_probes), "Probes");
+    m_views->addTab(scrolled(m_compare), "Compare");
+    m_views->addTab(scrolled(m_sweep), "Sweep");
+    m_views->addTab(scrolled(m_mechanism), "Mechanism");
     auto* views = new QWidget;  // the problem banner above whichever view is shown
     auto* viewsLayout = new QVBoxLayout(views);
     viewsLayout->setContentsMargins(0, 0, 0, 0);
+    viewsLayout->addWidget(m_subjectLine);
     viewsLayout->addWidget(m_banner);
     viewsLayout->addWidget(m_views, 1);
-    auto* center = new QSplitter(Qt::Vertical);
-    center->addWidget(views);
-    center->addWidget(m_scores);
-    center->setStretchFactor(0, 5);
-    center->setStretchFactor(1, 1);
-
-    return center;
+    m_centerSplit = new QSplitter(Qt::Vertical);
+    m_centerSplit->addWidget(views);
+    m_centerSplit->addWidget(m_scores);
+    m_centerSplit->setStretchFactor(0, 5);
+    m_centerSplit->setStretchFactor(1, 1);
+    m_centerSplit->setChildrenCollapsible(false);
+    return m_centerSplit;
 }
 
 void MainWindow::connectParts() {
@@ -130,6 +131,7 @@ void MainWindow::connectParts() {
 void MainWindow::connectViews() {
     connect(&m_redrawTimer, &QTimer::timeout, this, &MainWindow::redraw);
     connect(m_form, &ui::ConfigForm::validityChanged, this, &MainWindow::updateControls);
+    connect(m_form, &ui::ConfigForm::changed, this, &MainWindow::onFormChanged);
     connect(m_form, &ui::ConfigForm::capturePointChanged, this, &MainWindow::scheduleRedraw);
     connect(m_view, &QComboBox::currentIndexChanged, this, &MainWindow::scheduleRedraw);
     connect(m_attention, &ui::AttentionTab::choiceChanged, this, &MainWindow::scheduleRedraw);
@@ -141,14 +143,15 @@ void MainWindow::connectViews() {
         scheduleRedraw();
     });
     // The Compare tab lists the runs when it is first shown, and again each time (new runs).
-    connect(m_views, &QTabWidget::currentChanged, this, [this](int index) {
-        if (m_views->widget(index) == m_explore) {
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        QWidget* view = currentView();
+        if (view == m_explore) {
             m_explore->refresh();  // the model may have moved on while the tab was hidden
         }
-        if (m_views->widget(index) == m_mechanism && m_mechanism->heatmaps()->heatmaps().empty()) {
+        if (view == m_mechanism && m_mechanism->heatmaps()->heatmaps().empty()) {
             Q_EMIT m_mechanism->simulateRequested(m_mechanism->config());  // its first look
         }
-        if (m_views->widget(index) != m_compare) {
+        if (view != m_compare) {
             return;
         }
         ui::RunBrowser* browser = m_compare->browser();
@@ -163,9 +166,12 @@ void MainWindow::connectViews() {
         auto* big = new ui::HeatmapGrid(this);  // closes with the main window
         big->setWindowFlag(Qt::Window);
         big->setAttribute(Qt::WA_DeleteOnClose);
-        big->setWindowTitle("NoPEScope: " + maps[static_cast<size_t>(index)].title);
+        // named for the model and step it is of: it stays as it is when the window moves on
+        big->setWindowTitle(subjectTitle(m_subject, shownStep()) + ": " +
+                            maps[static_cast<size_t>(index)].title);
         big->setHeatmaps({maps[static_cast<size_t>(index)]});
         big->setFixedRange(m_fixedRange->isChecked());
+        big->setSharedRange(m_heatmaps->colourRange());  // the grid's scale: colours compare
         big->resize(720, 680);
         big->show();
     });
@@ -178,15 +184,11 @@ void MainWindow::connectControls() {
         m_controller->state() == TrainingController::State::Paused ? m_controller->resume()
                                                                    : m_controller->pause();
     });
-    connect(m_controls, &ui::RunControls::stopClicked, m_controller, &TrainingController::stop);
-    connect(m_controls, &ui::RunControls::resetClicked, this, [this] {
-        m_controller->reset();
-        m_runFolder.clear();
-        m_banner->hide();
-        m_controls->clearProgress();
-        resetHistory({});
-    });
+    connect(m_controls, &ui::RunControls::stopClicked, this, &MainWindow::stopTraining);
+    connect(m_controls, &ui::RunControls::resetClicked, this, &MainWindow::resetModel);
     connect(m_probes, &ui::ProbeTab::runClicked, this, &MainWindow::runProbes);
+    connect(m_probes, &ui::ProbeTab::cancelClicked, m_controller,
+            &TrainingController::cancelProbes);
     connect(m_sweepRunner, &SweepRunner::problem, this, &MainWindow::showProblem);
     connect(m_compare, &ui::CompareTab::problemFound, this, &MainWindow::showProblem);
     connect(m_sweepRunner, &SweepRunner::finished, this,
@@ -202,6 +204,10 @@ namespace {
 const QString kModelDuringRun =
     "a training run is going on: stop it first. A model at init is drawn from its seed on the "
     "random generator that the run's dropout draws from, and would change the run.";
+
+const QString kAblationsOfAnotherModel =
+    "The form has changed since these ablations ran, so their table went: press Run ablations "
+    "for the model the form now describes.";
 
 }  // namespace
 
@@ -229,8 +235,14 @@ void MainWindow::connectMechanism() {
             });
     // The ablations build a model and run it 16 times: in the background.
     ui::AblationPanel* panel = m_mechanism->ablations();
+    // The header names the form's model; a table of another model (the form changed) goes.
     auto describeModel = [this, panel] {
-        panel->setModelText(AblationJob::describe(m_form->spec(), panel->samples()));
+        const QString model = AblationJob::describe(m_form->spec(), panel->samples());
+        panel->setModelText(model);
+        if (!panel->shownTable().results.empty() &&
+            specKey(m_form->spec()) != m_ablationsFor.toStdString()) {
+            panel->clearTable(kAblationsOfAnotherModel);
+        }
     };
     connect(m_form, &ui::ConfigForm::changed, this, describeModel);
     describeModel();
@@ -245,12 +257,19 @@ void MainWindow::connectMechanism() {
                     return;
                 }
                 describeModel();
+                m_ablationsFor = QString::fromStdString(specKey(m_form->spec()));
                 if (m_ablationJob->start(m_form->spec(), config, samples)) {
                     panel->showRunning(QString("Running %1 ablations on the model at init...")
                                            .arg(config.ablations.size()));
                 }
             });
-    connect(m_ablationJob, &AblationJob::finished, panel, &ui::AblationPanel::showTable);
+    connect(m_ablationJob, &AblationJob::finished, this, [this, panel](const AblationTable& t) {
+        if (specKey(m_form->spec()) == m_ablationsFor.toStdString()) {
+            panel->showTable(t);
+        } else {
+            panel->clearTable(kAblationsOfAnotherModel);  // the form changed while they ran
+        }
+    });
     connect(m_ablationJob, &AblationJob::failed, this, [this, panel](const QString& message) {
         panel->showFailure(message);
         showProblem("Ablations: " + message);
@@ -271,14 +290,8 @@ void MainWindow::connectExplore() {
             &ui::ExploreTab::setResult);
     connect(m_controller, &TrainingController::promptFailed, m_explore,
             [this](const QString& message) { m_explore->setFailure(message); });
-    connect(m_controller, &TrainingController::stateChanged, this,
-            [this](TrainingController::State state) {
-                using State = TrainingController::State;
-                m_explore->setModelAvailable(m_controller->hasModel() && state != State::Busy &&
-                                             state != State::Empty);
-            });
-    connect(m_controller, &TrainingController::ready, this, [this](const RunSpec& spec) {
-        m_explore->setContext(spec.model.blockSize);
+    connect(m_controller, &TrainingController::ready, this, [this](const ModelReady& model) {
+        m_explore->setContext(model.spec.model.blockSize);
         m_explore->retryIfWaiting();
         m_explore->refresh();
     });
@@ -287,7 +300,7 @@ void MainWindow::connectExplore() {
             m_explore->setContext(m_form->spec().model.blockSize);
         }
         m_explore->retryIfWaiting();
-        if (m_views->currentWidget() == m_explore) {
+        if (currentView() == m_explore) {
             m_explore->refresh();  // the shown prompt, with the newest weights
         }
     });
@@ -298,26 +311,21 @@ void MainWindow::connectController() {
     connect(m_controller, &TrainingController::progress, m_controls,
             &ui::RunControls::showProgress);
     connect(m_controller, &TrainingController::progress, this, &MainWindow::addEvaluation);
-    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::updateControls);
+    connect(m_controller, &TrainingController::tick, this, &MainWindow::onTick);
+    connect(m_controller, &TrainingController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &TrainingController::status, this,
             [this](const QString& m) { statusBar()->showMessage(m); });
-    connect(m_controller, &TrainingController::failed, this, &MainWindow::showProblem);
-    connect(m_controller, &TrainingController::ready, this,
-            [this](const RunSpec& spec, const QString& message, ModelOrigin origin) {
-                if (origin != ModelOrigin::Initialized) {
-                    m_form->setSpec(spec);  // a saved model brings its own settings
-                }
-                statusBar()->showMessage(m_firstRun ? kFirstRunHint : message);
-                m_firstRun = false;
-                updateControls();
-            });
-    connect(m_controller, &TrainingController::finished, this, [this](const QString& m, bool ok) {
-        statusBar()->showMessage(m);
-        if (!ok) {
-            showProblem(m);
+    connect(m_controller, &TrainingController::failed, this, [this](const QString& message) {
+        if (m_subject.phase == SubjectPhase::Building) {
+            m_subject.phase = SubjectPhase::Failed;  // nothing was built or read
+            applyEmptyTexts();
+            scheduleRedraw();
         }
-        updateControls();
+        showProblem(message);
     });
+    // ready before any snapshot handler that reads the form's spec: the model's own settings
+    connect(m_controller, &TrainingController::ready, this, &MainWindow::onModelReady);
+    connect(m_controller, &TrainingController::finished, this, &MainWindow::onRunFinished);
 }
 
 }  // namespace nope::gui

@@ -3,6 +3,8 @@
 #include <QActionGroup>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 
 #include "gui/export_menu.h"
 #include "gui/main_window.h"
@@ -25,6 +27,7 @@
 #include "widgets/projector_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_browser.h"
+#include "widgets/run_controls.h"
 #include "widgets/score_table.h"
 #include "widgets/side_by_side.h"
 #include "widgets/sweep_tab.h"
@@ -37,6 +40,21 @@ namespace {
 QString runsFolder() {
     return QString::fromStdString(runsRoot().string());
 }
+
+constexpr const char* kHelpText =
+    "<p><b>What the window shows.</b> The line above the views names the model or run shown "
+    "(its task and shape, where it came from) and its step; every view and every export is of "
+    "that model at that step, or says why it is empty.</p>"
+    "<p><b>Heatmaps</b>: each layer's self-cosine similarity of the hidden states, averaged over "
+    "the analysed prompts, titled with the adjacency probability score. <b>Attention</b>: each "
+    "head's weights. <b>Projector</b>: the hidden states projected, coloured by position. "
+    "<b>Explore</b>: any prompt you type, with the model's answer. <b>Probes</b>: how well "
+    "position can be read off each layer. <b>Compare</b>, <b>Sweep</b>: runs on disk. "
+    "<b>Mechanism</b>: the averaging effect simulated, and ablations at init.</p>"
+    "<p><b>Keys</b>: F5 Train or Continue, F6 Pause or Resume, Shift+F5 Stop, Ctrl+I "
+    "Initialize, F7 Run probes, Ctrl+O Open run folder, Ctrl+Shift+O Open model, Ctrl+L Load "
+    "session, Ctrl+S Save session, Ctrl+E Export all, F1 this help.</p>"
+    "<p>The user guide is in the project's <code>docs/</code> folder (docs/window.md).</p>";
 
 }  // namespace
 
@@ -54,9 +72,11 @@ void MainWindow::buildMenus() {
     m_exportMenu->addTo(file);
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+    addRunActions(menuBar()->addMenu("&Run"));
 
     QMenu* theme = menuBar()->addMenu("&View")->addMenu("&Theme");
     auto* group = new QActionGroup(this);
+    m_themes = group;
     for (const QString& name : {QString("system"), QString("light"), QString("dark")}) {
         QAction* action = theme->addAction(name, this, [this, name] {
             ui::applyTheme(name);
@@ -66,22 +86,56 @@ void MainWindow::buildMenus() {
         action->setChecked(name == "system");
         group->addAction(action);
     }
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("NoPEScope &help", QKeySequence::HelpContents, this, &MainWindow::showHelp);
+}
+
+// The run's buttons as menu items with shortcuts: each acts as its button does and only when the
+// button can be pressed.
+void MainWindow::addRunActions(QMenu* run) {
+    const struct {
+        const char* label;
+        QKeySequence keys;
+        QPushButton* button;
+    } actions[] = {
+        {"&Initialize", QKeySequence("Ctrl+I"), m_controls->initializeButton()},
+        {"&Train / Continue", QKeySequence(Qt::Key_F5), m_controls->trainButton()},
+        {"&Pause / Resume", QKeySequence(Qt::Key_F6), m_controls->pauseButton()},
+        {"&Stop", QKeySequence(Qt::SHIFT | Qt::Key_F5), m_controls->stopButton()},
+        {"&Reset (discard the model)", QKeySequence(), m_controls->resetButton()},
+    };
+    for (const auto& a : actions) {
+        QPushButton* button = a.button;
+        QAction* action = run->addAction(a.label, a.keys, this, [button] {
+            if (button->isEnabled()) {
+                button->click();
+            }
+        });
+        action->setToolTip(button->toolTip());
+    }
+    run->addSeparator();
+    run->addAction("Run &probes", QKeySequence(Qt::Key_F7), this, [this] {
+        if (m_probes->runButton()->isEnabled()) {
+            runProbes();
+        }
+    });
 }
 
 void MainWindow::addOpenActions(QMenu* file) {
-    file->addAction("Open &model...", this, [this] {
+    file->addAction("&Open run folder...", QKeySequence::Open, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, "Open a run folder (browse its snapshots; follow it while it is written)",
+            runsFolder());
+        if (!dir.isEmpty()) {
+            openRunFolder(dir);
+        }
+    });
+    file->addAction("Open &model...", QKeySequence("Ctrl+Shift+O"), this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, "Open a saved model for analysis and probes",
                                          runsFolder(), "Models (*.pt *.pth *.bin);;All files (*)");
         if (!path.isEmpty()) {
             openModel(path);
-        }
-    });
-    file->addAction("&Open run folder...", this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, "Open a run folder", runsFolder());
-        if (!dir.isEmpty()) {
-            openRunFolder(dir);
         }
     });
 }
@@ -114,25 +168,14 @@ QString MainWindow::loadTriedPrompts(const nlohmann::json& session) {
 }
 
 void MainWindow::addSessionActions(QMenu* file) {
-    file->addAction("&Load session...", this, [this] {
+    file->addAction("&Load session...", QKeySequence("Ctrl+L"), this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, "Load session", {}, "Session (*.json)");
-        if (path.isEmpty()) {
-            return;
-        }
-        try {
-            const std::string text = readFile(path.toStdString());
-            QString error = m_form->loadSessionJson(QByteArray::fromStdString(text));
-            if (error.isEmpty()) {
-                error = loadTriedPrompts(nlohmann::json::parse(text));
-            }
-            report(error.isEmpty() ? QString() : QString("%1: %2").arg(path, error),
-                   "loaded " + path);
-        } catch (const std::exception& e) {
-            showProblem(QString::fromStdString(nope::errorText(e)));
+        if (!path.isEmpty()) {
+            loadSession(path);
         }
     });
-    file->addAction("&Save session...", this, [this] {
+    file->addAction("&Save session...", QKeySequence::Save, this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, "Save session", "session.json", "Session (*.json)");
         if (!path.isEmpty()) {
@@ -142,13 +185,12 @@ void MainWindow::addSessionActions(QMenu* file) {
 }
 
 void MainWindow::addCheckpointActions(QMenu* file) {
-    file->addAction("Load &checkpoint...", this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Load checkpoint", runsFolder(),
-                                                          "Checkpoint (*.pt)");
+    file->addAction("&Resume from checkpoint...", this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, "Resume a run from its checkpoint (Continue trains on)", runsFolder(),
+            "Checkpoint (*.pt)");
         if (!path.isEmpty()) {
-            m_runFolder.clear();
-            resetHistory({});
-            m_controller->loadCheckpoint(path);
+            resumeFromCheckpoint(path);
         }
     });
     // During a run the checkpoint is written after the current step (at once while paused).
@@ -205,8 +247,20 @@ ui::ExportSet MainWindow::exportSet() {
         set.sideB = m_compare->sideBySide()->grid(1)->plot();
         set.sideDifference = m_compare->sideBySide()->grid(2)->plot();
     }
-    set.config = QByteArray::fromStdString(toJson(m_form->spec()).dump(2) + "\n");
+    // the settings of the model shown (the form's only when nothing is shown)
+    const RunSpec spec = m_subject.empty() ? m_form->spec() : m_subject.spec;
+    set.config = QByteArray::fromStdString(toJson(spec).dump(2) + "\n");
+    set.subject = subjectJson(m_subject, shownStep());
+    set.caption = subjectLine(m_subject, shownStep(), false);
     return set;
+}
+
+void MainWindow::showHelp() {
+    QMessageBox box(this);
+    box.setWindowTitle("NoPEScope help");
+    box.setTextFormat(Qt::RichText);
+    box.setText(kHelpText);
+    box.exec();
 }
 
 }  // namespace nope::gui

@@ -186,9 +186,11 @@ void readFinal(const fs::path& file, RunCurves& curves) {
     noteTornLine(file, t, curves);
     const size_t stage = t.column("stage"), point = t.column("point"), layer = t.column("layer");
     const size_t mean = t.column("adjacency_mean"), sd = t.column("adjacency_std");
+    const bool withSamples = t.hasColumn("samples");
     for (size_t i = 0; i < t.rows(); ++i) {
         curves.final.push_back({t.text(i, stage), pointAt(t, i, point), t.integer(i, layer),
-                                t.numberOrNan(i, mean), t.numberOrNan(i, sd)});
+                                t.numberOrNan(i, mean), t.numberOrNan(i, sd),
+                                withSamples ? t.integer(i, t.column("samples")) : 0});
     }
 }
 
@@ -254,7 +256,9 @@ RunSummary summarizeRun(const fs::path& dir) {
         run.dim = model.value("n_embd", 0);
         run.positional = model.value("positional", "");
         run.attention = model.value("attention", "");
-        run.totalSteps = config.value("train", nlohmann::json::object()).value("steps", 0);
+        const nlohmann::json train = config.value("train", nlohmann::json::object());
+        run.totalSteps = train.value("steps", 0);
+        run.analysisSamples = train.value("analysis_samples", 0);
         const RunCurves curves = readTrainingCurves(dir);
         run.lastStep = curves.steps.empty() ? 0 : curves.steps.back();
         for (double a : curves.evalAccuracy) {

@@ -22,10 +22,11 @@ struct RunSummary {
     std::string preset;  // "quick", "paper", or "" when none
     int layers = 0;
     int dim = 0;
-    std::string positional;  // "none", "learned", ...
-    std::string attention;   // "causal", "bidirectional"
-    int lastStep = 0;        // the last step metrics.csv records
-    int totalSteps = 0;      // the steps the run was set to train
+    std::string positional;   // "none", "learned", ...
+    std::string attention;    // "causal", "bidirectional"
+    int lastStep = 0;         // the last step metrics.csv records
+    int totalSteps = 0;       // the steps the run was set to train
+    int analysisSamples = 0;  // the prompts each snapshot's scores are over (config.json)
     double bestAccuracy = std::numeric_limits<double>::quiet_NaN();  // percent
     std::string date;   // when config.json was written, "2026-11-30 18:22"
     std::string error;  // what made the folder unreadable, empty when fine
@@ -50,6 +51,7 @@ struct StageScore {
     int layer = 0;
     double mean = 0.0;
     double std = 0.0;
+    int samples = 0;  // the prompts the score is over (0: a file written before it was kept)
 };
 
 struct RunCurves {

@@ -164,6 +164,24 @@ std::optional<ModelConfig> runConfigBeside(const fs::path& file) {
     }
 }
 
+// A weights.pt holds the best checkpoint's weights: the step of the best.pt beside it, and the
+// run's task from its config.json. Either stays unknown when those files are not there or not
+// readable (the weights themselves still load).
+void stepAndTaskBeside(const fs::path& file, SavedModel& saved) {
+    const fs::path dir = file.parent_path();
+    try {
+        if (fs::is_regular_file(dir / RunFiles::kBest)) {
+            saved.step = readCheckpointState(dir / RunFiles::kBest).step;
+        }
+        const nlohmann::json config = nlohmann::json::parse(readFile(dir / RunFiles::kConfig));
+        if (const auto task = config.find("task"); task != config.end() && task->is_string()) {
+            saved.task = task->get<std::string>();
+        }
+    } catch (const std::exception&) {
+        // not said: the caller shows the step as unknown and uses its own task
+    }
+}
+
 Gpt buildModel(const fs::path& file, const ModelConfig& config) {
     try {
         return Gpt(config);
@@ -211,6 +229,11 @@ SavedModel loadNopescopeCheckpoint(const fs::path& file) {
     saved.model = buildModel(file, saved.config);
     loadWeights(file, *saved.model);
     saved.format = "nopescope-checkpoint";
+    saved.step = state.step;
+    if (const auto task = state.config.find("task");
+        task != state.config.end() && task->is_string()) {
+        saved.task = task->get<std::string>();
+    }
     return saved;
 }
 
@@ -238,6 +261,10 @@ SavedModel loadPickled(const fs::path& file, const SavedModelOptions& options) {
     std::optional<ModelConfig> runConfig;
     if (saved.format == "nopescope-weights") {
         runConfig = runConfigBeside(file);
+        stepAndTaskBeside(file, saved);
+    }
+    if (const PickleValue* iter = root.find("iter_num"); iter && iter->kind == Kind::Int) {
+        saved.step = static_cast<int>(iter->integer);  // nanoGPT's checkpoint
     }
     saved.config = runConfig ? *runConfig : configOf(file, tensors, modelArgs, options);
     saved.model = buildModel(file, saved.config);
@@ -248,7 +275,11 @@ SavedModel loadPickled(const fs::path& file, const SavedModelOptions& options) {
 }  // namespace
 
 nlohmann::json SavedModel::describe() const {
-    return {{"file", file.string()}, {"format", format}, {"model", config}};
+    return {{"file", file.string()},
+            {"format", format},
+            {"model", config},
+            {"step", step >= 0 ? nlohmann::json(step) : nlohmann::json()},
+            {"task", task.empty() ? nlohmann::json() : nlohmann::json(task)}};
 }
 
 fs::path savedModelFile(const fs::path& path) {

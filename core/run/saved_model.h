@@ -24,8 +24,14 @@ struct SavedModel {
     ModelConfig config;  // n_layer, n_head, n_embd, block_size, bias, positional
     std::string format;  // nopescope-checkpoint, nopescope-weights, nanogpt-ckpt, state-dict
     std::filesystem::path file;  // the file read (a run folder: its best.pt, else checkpoint.pt)
+    // The optimizer steps the weights were trained for: a checkpoint's step, nanoGPT's iter_num,
+    // the step of the best.pt beside a weights.pt; -1 when the file does not say.
+    int step = -1;
+    // The task the model was trained on (a checkpoint's, or the config.json beside the file);
+    // empty when the file does not say.
+    std::string task;
 
-    nlohmann::json describe() const;  // {"file", "format", "model"}
+    nlohmann::json describe() const;  // {"file", "format", "model", "step", "task"}
 };
 
 // The file a path names: the path itself, or a run folder's best.pt, else its checkpoint.pt.

@@ -8,6 +8,7 @@ namespace nope {
 void SnapshotHistory::reset(std::vector<Snapshot> snapshots) {
     m_snapshots = std::move(snapshots);
     m_evaluations.clear();
+    m_live.clear();
     m_extraProbeStep = -1;
     m_extraProbes = ProbeReport{};
 }
@@ -58,6 +59,24 @@ void SnapshotHistory::setEvaluations(std::vector<EvalPoint> evaluations) {
     for (const EvalPoint& e : evaluations) {
         insertByStep(m_evaluations, e);
     }
+}
+
+void SnapshotHistory::addLiveLoss(const LossPoint& point) {
+    if (!std::isfinite(point.loss) || (!m_live.empty() && point.step <= m_live.back().step)) {
+        return;
+    }
+    m_live.push_back(point);
+}
+
+std::vector<LossPoint> SnapshotHistory::liveLosses() const {
+    const int last = m_snapshots.empty() ? -1 : m_snapshots.back().step;
+    std::vector<LossPoint> out;
+    for (const LossPoint& p : m_live) {
+        if (p.step > last) {
+            out.push_back(p);
+        }
+    }
+    return out;
 }
 
 std::vector<EvalPoint> SnapshotHistory::evaluations() const {

@@ -19,6 +19,13 @@ struct EvalPoint {
     double accuracy = 0.0;  // percent
 };
 
+// The training loss of the steps since the previous point, as a run reports it about once a
+// second between snapshots (the live tail of the loss curve).
+struct LossPoint {
+    int step = 0;
+    double loss = 0.0;
+};
+
 class SnapshotHistory {
 public:
     // Starts over with `snapshots` (sorted by step, as a run folder reads them).
@@ -36,6 +43,11 @@ public:
     void setEvaluations(std::vector<EvalPoint> evaluations);
     // Every evaluation known, by step: the snapshots' own and the added ones.
     std::vector<EvalPoint> evaluations() const;
+    // A live training loss between snapshots; the next snapshot replaces those before it, so
+    // that the curve drawn is the run folder's plus the steps since its last snapshot.
+    void addLiveLoss(const LossPoint& point);
+    // The live losses past the last snapshot, by step.
+    std::vector<LossPoint> liveLosses() const;
 
     bool empty() const { return m_snapshots.empty(); }
     size_t size() const { return m_snapshots.size(); }
@@ -55,6 +67,7 @@ public:
 private:
     std::vector<Snapshot> m_snapshots;     // by step
     std::vector<EvalPoint> m_evaluations;  // by step, besides the snapshots'
+    std::vector<LossPoint> m_live;         // by step, past the last snapshot
     int m_extraProbeStep = -1;             // on-demand probes of a step without a snapshot
     ProbeReport m_extraProbes;
 };

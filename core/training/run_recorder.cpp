@@ -55,6 +55,7 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
             inner.snapshot(s);
         }
     };
+    outer.ticked = inner.ticked;  // nothing to record between snapshots
     outer.stepEnded = [this, inner](int step) {
         guarded([&] { saveDueCheckpoints(); });
         m_lastEndedStep = step;

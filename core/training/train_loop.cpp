@@ -36,12 +36,19 @@ struct Window {
 enum class Trainer::Verdict : int { Go = 0, Reached = 1, OutOfTime = 2, Stopped = 3 };
 
 struct Trainer::Loop {
+    Loop(const TrainerCallbacks& c, int first, int64_t tokens)
+        : callbacks(c), firstStep(first), tokensPerStep(tokens) {}
     const TrainerCallbacks& callbacks;
     int firstStep;
     int64_t tokensPerStep;
     Window sinceEval;
     Window sinceSnapshot;
-    bool best = false;  // the last evaluation set a new best
+    bool best = false;      // the last evaluation set a new best
+    int lastSnapshot = -1;  // the step of the last snapshot delivered in this session
+    Window sinceTick;       // ... and the ticks' throughput and loss (TrainerCallbacks::ticked)
+    double tickLossSum = 0.0;
+    int tickLossSteps = 0;
+    std::optional<SteadyClock::time_point> lastTick;  // none before the session's first tick
     void stepEnded(int step) const {
         if (callbacks.stepEnded) {
             callbacks.stepEnded(step);
@@ -55,7 +62,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         RunControl& control;
         ~ClearStop() { control.clearStop(); }
     } clearStop{*m_control};
-    Loop loop{callbacks, m_step, tokensPerStep(), {}, {}};
+    Loop loop(callbacks, m_step, tokensPerStep());
     struct Session {  // this session's wall time joins the run's when it ends, however it ends
         Trainer& trainer;
         ~Session() {
@@ -64,7 +71,13 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         }
     } session{*this};
     m_sessionStart = SteadyClock::now();
-    auto stopped = [this] { return outcome(StopReason::Stopped, "stopped"); };
+    const bool lead = !m_parallel || m_parallel->lead();
+    auto stopped = [this, &loop, lead] {
+        if (lead) {
+            stopSnapshot(loop);
+        }
+        return outcome(StopReason::Stopped, "stopped");
+    };
 
     // A run resumed from the checkpoint of the evaluation that ended it (killed while it wrote
     // its final scores) ends as it did.
@@ -77,7 +90,6 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     }
     // (0) The model at initialization. Under data parallelism rank 0 alone evaluates and
     // snapshots, and its verdict is every rank's.
-    const bool lead = !m_parallel || m_parallel->lead();
     if (m_step == 0) {
         Verdict verdict = Verdict::Go;
         if (lead && (!evaluatePhase(loop) || !snapshotPhase(loop, /*final=*/false))) {
@@ -92,7 +104,11 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
         loop.stepEnded(0);
     }
     while (m_step < m_trainConfig.steps) {
-        // (1) Between steps; a stop on any rank stops them all.
+        // (1) Between steps; a stop on any rank stops them all. A pause first says where the
+        // model stopped, so that its viewers name the step the paused weights are at.
+        if (m_control->paused()) {
+            tick(loop, /*now=*/true);
+        }
         bool stop = !m_control->proceed();
         if (m_parallel) {
             stop = m_parallel->sum({stop ? 1.0 : 0.0}).front() > 0;
@@ -113,6 +129,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
             return stopped();
         }
         loop.stepEnded(m_step);
+        tick(loop);
         // (5) The end of the run.
         const std::string at = " at step " + std::to_string(m_step.load());
         if (verdict == Verdict::Reached) {
@@ -180,6 +197,9 @@ std::optional<TrainOutcome> Trainer::stepPhase(Loop& loop) {
     ++m_step;
     loop.sinceEval.add(seconds);
     loop.sinceSnapshot.add(seconds);
+    loop.sinceTick.add(seconds);
+    loop.tickLossSum += step.loss;
+    ++loop.tickLossSteps;
     m_snapshotLossSum += step.loss;
     ++m_snapshotLossSteps;
     m_evalLossSum += step.loss;
@@ -232,11 +252,45 @@ bool Trainer::snapshotPhase(Loop& loop, bool final) {
             }
         }
         loop.callbacks.snapshot(s);
+        loop.lastSnapshot = m_step;
     }
     loop.sinceSnapshot = Window{};
     m_snapshotLossSum = 0.0;
     m_snapshotLossSteps = 0;
     return true;
+}
+
+void Trainer::stopSnapshot(Loop& loop) {
+    // Nothing new to show: a resumed run stopped before its first step ends where its folder does.
+    const bool stepsSinceStart = m_step > loop.firstStep || m_step == 0;
+    if (!loop.callbacks.snapshot || loop.lastSnapshot == m_step || !stepsSinceStart) {
+        return;
+    }
+    const double meanLoss =
+        m_snapshotLossSteps > 0 ? m_snapshotLossSum / m_snapshotLossSteps : std::nan("");
+    Snapshot s = progress(meanLoss, loop.sinceSnapshot.tokensPerSecond(loop.tokensPerStep),
+                          sessionSeconds(), loop.firstStep);
+    // not cancelled by the stop that asked for it: one analysis of the fixed prompts
+    s.analysis = analyzeOn(m_prompts, nullptr, m_trainConfig.snapshotPrecision);
+    loop.callbacks.snapshot(s);
+    loop.lastSnapshot = m_step;
+}
+
+void Trainer::tick(Loop& loop, bool now) {
+    if (!loop.callbacks.ticked) {
+        return;
+    }
+    if (!now && loop.lastTick && secondsSince(*loop.lastTick) < kTickSeconds) {
+        return;
+    }
+    const double meanLoss =
+        loop.tickLossSteps > 0 ? loop.tickLossSum / loop.tickLossSteps : std::nan("");
+    loop.callbacks.ticked(progress(meanLoss, loop.sinceTick.tokensPerSecond(loop.tokensPerStep),
+                                   sessionSeconds(), loop.firstStep));
+    loop.lastTick = SteadyClock::now();
+    loop.sinceTick = Window{};
+    loop.tickLossSum = 0.0;
+    loop.tickLossSteps = 0;
 }
 
 }  // namespace nope

@@ -57,7 +57,14 @@ struct TrainerCallbacks {
     // After the model at initialization and after every step, once its evaluation and snapshot
     // (when due) are delivered: what a step records is complete.
     std::function<void(int step)> stepEnded;
+    // After the first step of a session, then about once a second (kTickSeconds), and when the
+    // loop stops for a pause: the step, the training loss and throughput since the previous
+    // tick and the time left; `eval` is the latest evaluation, the analysis is left empty.
+    std::function<void(const Snapshot& progress)> ticked;
 };
+
+// The interval of TrainerCallbacks::ticked, in seconds.
+inline constexpr double kTickSeconds = 1.0;
 
 // Which Linear weights get weight decay (c_attn, c_proj, c_fc): not the tied token embedding, not
 // the learned positional table, not LayerNorm weights, not biases.
@@ -156,6 +163,11 @@ private:
     // The phases of run(); each returns false when a stop interrupted it.
     bool evaluatePhase(Loop& loop);
     bool snapshotPhase(Loop& loop, bool final);
+    // A stop between snapshots: a snapshot of the step it stopped at, so that the run's record
+    // and its viewers end where the run did (the sums of the next regular snapshot are kept).
+    void stopSnapshot(Loop& loop);
+    // TrainerCallbacks::ticked when a second has passed since the last tick, or `now`.
+    void tick(Loop& loop, bool now = false);
     std::optional<TrainOutcome> stepPhase(Loop& loop);  // an outcome when the step failed
     enum class Verdict : int;  // what rank 0 decides after a step (train_loop.cpp)
     Verdict evaluateAndSnapshot(Loop& loop);

@@ -84,7 +84,8 @@ TEST_F(Cli, AnalyzeReadsANanogptCheckpoint) {
         "analyze --task reversal --samples 8 --threads 1 --point all --checkpoint " + kNanogptCkpt);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("model 2 layers x 24 wide, 2 heads"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("checkpoint " + kNanogptCkpt + " (nanogpt-ckpt)"), std::string::npos)
+    EXPECT_NE(r.out.find("checkpoint " + kNanogptCkpt + " (nanogpt-ckpt, step 1)"),
+              std::string::npos)
         << r.out;
     for (const char* row :
          {"embedding      0", "attn_in        2", "attn           2", "resid          2"}) {
@@ -98,6 +99,7 @@ TEST_F(Cli, AnalyzeReadsANanogptCheckpoint) {
     const auto json = nlohmann::json::parse(slurp(out / "scores.json"));
     EXPECT_EQ(json.at("checkpoint").at("file"), kNanogptCkpt);
     EXPECT_EQ(json.at("checkpoint").at("format"), "nanogpt-ckpt");
+    EXPECT_EQ(json.at("checkpoint").at("step"), 1);  // its iter_num
     EXPECT_FALSE(json.contains("seed"));
     EXPECT_EQ(json.at("model").at("n_head"), 2);
 }
@@ -247,7 +249,7 @@ TEST_F(Cli, TrainWritesTheRunFolderAndResumes) {
     const Result analysed = run("analyze --task indexing --samples 8 --threads 1 --checkpoint " +
                                 folder.string());  // the run's best checkpoint
     ASSERT_EQ(analysed.status, 0) << analysed.err;
-    EXPECT_NE(analysed.out.find("best.pt (nopescope-checkpoint)"), std::string::npos)
+    EXPECT_NE(analysed.out.find("best.pt (nopescope-checkpoint, step "), std::string::npos)
         << analysed.out;
 
     EXPECT_EQ(run("train --resume " + folder.string() + " --lr 0.1").status, 2);

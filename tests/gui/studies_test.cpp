@@ -141,7 +141,7 @@ TEST(Sweep, AFolderWithoutASweepIsAProblemNotACrash) {
 TEST(Mechanism, TheTabSimulatesWhenFirstShown) {
     MainWindow window;
     window.show();
-    window.viewTabs()->setCurrentWidget(window.mechanism());
+    window.showView(window.mechanism());
     ASSERT_TRUE(waitFor([&] { return !window.mechanism()->heatmaps()->heatmaps().empty(); }));
     EXPECT_EQ(window.mechanism()->heatmaps()->heatmaps().size(), 2u);  // with sqrt(k/m)
     EXPECT_TRUE(window.mechanism()->scoreText().startsWith("Adjacency score 0.9"))
@@ -165,7 +165,7 @@ TEST(Mechanism, AblationsRunOnTheFormsModelAtInit) {
     MainWindow window;
     window.form()->setSpec(tinySpec());
     window.show();
-    window.viewTabs()->setCurrentWidget(window.mechanism());
+    window.showView(window.mechanism());
     window.mechanism()->showAblations(true);
     ui::AblationPanel* panel = window.mechanism()->ablations();
     panel->runButton()->click();
@@ -190,7 +190,7 @@ TEST(Compare, TheBrowserListsTheRunTheWindowTrained) {
     window.startTraining();
     QSignalSpy done(window.controller(), &gui::TrainingController::finished);
     ASSERT_TRUE(waitFor([&] { return !done.isEmpty(); }));
-    window.viewTabs()->setCurrentWidget(window.compare());  // lists the runs folder
+    window.showView(window.compare());  // lists the runs folder
     ui::RunBrowser* browser = window.compare()->browser();
     EXPECT_EQ(browser->root(), qEnvironmentVariable("NOPESCOPE_RUNS"));
     int row = -1;

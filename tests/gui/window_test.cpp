@@ -371,11 +371,12 @@ TEST(Window, ExportWritesValidFiguresAndTables) {
     QFile csv(d.filePath("scores.csv"));
     ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
-    EXPECT_EQ(lines.front(), "stage,point,layer,adjacency_mean,adjacency_std");
+    EXPECT_EQ(lines.front(), "stage,point,layer,adjacency_mean,adjacency_std,prompts");
     ASSERT_EQ(lines.size(), 4);  // init: embedding, layer 1, layer 2
     for (const QString& line : lines) {
-        EXPECT_EQ(line.count(','), 4) << line.toStdString();
+        EXPECT_EQ(line.count(','), 5) << line.toStdString();
     }
+    EXPECT_TRUE(lines[1].endsWith(",8")) << lines[1].toStdString();  // tinySpec's 8 prompts
     for (const char* name : {"scores.json", "config.json"}) {
         QFile f(d.filePath(name));
         ASSERT_TRUE(f.open(QIODevice::ReadOnly));
@@ -430,7 +431,7 @@ TEST(Window, ProbesAtInitInTrainingOnDemandAndInTheRunFolder) {
     QTest::mouseClick(window.probes()->runButton(), Qt::LeftButton);
     ASSERT_TRUE(waitFor([&] { return probes.count() == 1; }));
     settle(window);
-    EXPECT_EQ(window.viewTabs()->currentWidget(), window.probes());
+    EXPECT_EQ(window.currentView(), window.probes());
     const ProbeReport& latest = window.history().back().probes;
     EXPECT_EQ(latest.trainStrings, fastProbeConfig().trainStrings);  // the tab's fast setting
     EXPECT_EQ(window.controller()->state(), TrainingController::State::Ready);

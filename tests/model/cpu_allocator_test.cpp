@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "model/fast_ops.h"
 #include "util/cpu_allocator.h"
 
 namespace nope {
@@ -78,7 +79,11 @@ TEST_F(CpuAllocator, RawAllocationsAndComputationsGoThroughIt) {
         const auto ref = torch::matmul(a.to(torch::kDouble), b.to(torch::kDouble));
         EXPECT_TRUE(torch::allclose(torch::matmul(a, b).to(torch::kDouble), ref, 1e-3, 1e-3));
         const auto bf = torch::matmul(a.to(torch::kBFloat16), b.to(torch::kBFloat16));
-        EXPECT_TRUE(torch::allclose(bf.to(torch::kDouble), ref, 0.1, 0.5));
+        // where the CPU has no bf16 instructions LibTorch's bf16 product sums in bf16 (errors
+        // near 8% of the largest value on a Zen 3): close to that, not what a reused block held
+        const double scale = ref.abs().max().item<double>();
+        EXPECT_TRUE(torch::allclose(bf.to(torch::kDouble), ref, 0.1,
+                                    emulatingBf16Products() ? 0.15 * scale : 0.5));
     }
 }
 

@@ -103,6 +103,8 @@ TEST_F(SavedModelTest, NanogptCheckpointComputesWhatPyTorchComputed) {
     EXPECT_EQ(saved.config.positional, PositionalEncoding::None);
     EXPECT_FALSE(saved.model->is_training());
     EXPECT_EQ(saved.describe().at("format"), "nanogpt-ckpt");
+    EXPECT_EQ(saved.step, 1);  // its iter_num
+    EXPECT_TRUE(saved.task.empty());
 
     const auto reference = nlohmann::json::parse(readFile(kData / "nanogpt_reference.json"));
     const double tol = reference.at("tolerance").get<double>();
@@ -152,7 +154,8 @@ TEST_F(SavedModelTest, TheToolsOwnFormatsGiveTheSameAnalysis) {
     AdamW optimizer(params, 0.9, 0.95, 0.1);
     CheckpointState state;
     state.config = {
-        {"task", "addition"}, {"model", nano.config}, {"train", nlohmann::json::object()}};
+        {"task", "reversal"}, {"model", nano.config}, {"train", nlohmann::json::object()}};
+    state.step = 300;
     const fs::path run = m_dir / "run";
     saveCheckpoint(run / "checkpoint.pt", *nano.model, optimizer, state);
     saveWeightsForPython(m_dir / "weights.pt", *nano.model);
@@ -160,13 +163,20 @@ TEST_F(SavedModelTest, TheToolsOwnFormatsGiveTheSameAnalysis) {
     SavedModel checkpoint = loadSavedModel(run);  // a run folder without best.pt
     EXPECT_EQ(checkpoint.file, run / "checkpoint.pt");
     EXPECT_EQ(checkpoint.format, "nopescope-checkpoint");
+    EXPECT_EQ(checkpoint.step, 300);  // the model names its own step and task
+    EXPECT_EQ(checkpoint.task, "reversal");
+    EXPECT_EQ(checkpoint.describe().at("step"), 300);
     expectSameAnalysis(analyze(*checkpoint.model, tokens, options), expected);
 
     fs::copy_file(run / "checkpoint.pt", run / "best.pt");
     EXPECT_EQ(loadSavedModel(run).file, run / "best.pt");  // the best checkpoint wins
+    fs::copy_file(m_dir / "weights.pt", run / "weights.pt");
 
     SavedModel weights = loadSavedModel(m_dir / "weights.pt", {/*heads=*/2});
     EXPECT_EQ(weights.format, "nopescope-weights");
+    EXPECT_EQ(weights.step, -1);  // no best.pt beside it: the file does not say
+    SavedModel besideBest = loadSavedModel(run / "weights.pt", {/*heads=*/2});
+    EXPECT_EQ(besideBest.step, 300);  // the best checkpoint's weights, from its best.pt
     expectSameAnalysis(analyze(*weights.model, tokens, options), expected);
 }
 

@@ -586,6 +586,61 @@ TEST(Trainer, StopAskedBetweenStepsEndsTheRunThere) {
     EXPECT_EQ(outcome.step, askedAt);
 }
 
+// A stop between snapshots ends the run with a snapshot of the step it stopped at, whose training
+// loss averages the steps since the last snapshot; a stop right at a snapshot adds none.
+TEST(Trainer, AStopBetweenSnapshotsSnapshotsTheStepItStoppedAt) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
+    std::vector<Snapshot> snapshots;
+    TrainerCallbacks callbacks;
+    callbacks.snapshot = [&](const Snapshot& s) { snapshots.push_back(s); };
+    callbacks.stepEnded = [&](int step) {
+        if (step == 3) {
+            trainer.control().requestStop();
+        }
+    };
+    const TrainOutcome outcome = trainer.run(callbacks);
+    EXPECT_EQ(outcome.reason, StopReason::Stopped);
+    ASSERT_EQ(snapshots.size(), 2u);  // step 0, then the stop's
+    EXPECT_EQ(snapshots[1].step, 3);
+    EXPECT_EQ(snapshots[1].analysis.samples, trainer.trainConfig().analysisSamples);
+    EXPECT_TRUE(std::isfinite(snapshots[1].trainLoss));
+    EXPECT_EQ(trainer.analyze().find(CapturePoint::Attn, 1)->adjacencyMean,
+              snapshots[1].analysis.find(CapturePoint::Attn, 1)->adjacencyMean);
+
+    // stopped at step 0 right after its snapshot: nothing new to show
+    Trainer atInit(TaskKind::Addition, tinyModel(), endlessTrain());
+    std::vector<int> steps;
+    callbacks.snapshot = [&](const Snapshot& s) { steps.push_back(s.step); };
+    callbacks.stepEnded = [&](int) { atInit.control().requestStop(); };
+    atInit.run(callbacks);
+    EXPECT_EQ(steps, std::vector<int>{0});
+}
+
+// Between evaluations the run says where it is: after its first step, then about once a second,
+// and when it pauses (the step its weights are at while paused).
+TEST(Trainer, TicksSayTheStepBetweenEvaluationsAndAtAPause) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
+    std::vector<Snapshot> ticks;
+    TrainerCallbacks callbacks;
+    callbacks.ticked = [&](const Snapshot& p) { ticks.push_back(p); };
+    int pausedAt = -1;
+    callbacks.stepEnded = [&](int step) {
+        if (step == 4) {
+            trainer.control().setPaused(true);
+            pausedAt = step;
+            trainer.control().post([&] { trainer.control().requestStop(); });  // while paused
+        }
+    };
+    trainer.run(callbacks);
+    ASSERT_GE(ticks.size(), 2u);
+    EXPECT_EQ(ticks.front().step, 1);  // the first step, at once
+    EXPECT_TRUE(std::isfinite(ticks.front().trainLoss));
+    EXPECT_GT(ticks.front().tokensPerSecond, 0.0);
+    EXPECT_EQ(ticks.front().totalSteps, endlessTrain().steps);
+    EXPECT_EQ(ticks.back().step, pausedAt);  // the pause's own
+    EXPECT_TRUE(ticks.back().analysis.rows.empty());
+}
+
 TEST(RunControl, TasksRunInOrderAndPauseBlocksUntilResumed) {
     RunControl control;
     std::vector<int> order;

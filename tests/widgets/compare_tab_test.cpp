@@ -129,8 +129,10 @@ TEST_F(CompareTabTest, ListsRunsAndOverlaysTheTicked) {
     ASSERT_EQ(scores.rows.size(), 4);  // init and trained of each run
     EXPECT_EQ(scores.rows[0][2], "init");
     EXPECT_EQ(scores.rows[1][2], "trained");
-    EXPECT_EQ(scores.header[4], "attn 1");
-    EXPECT_TRUE(scores.rows[1][4] == "0.900" || scores.rows[1][4] == "0.700");
+    EXPECT_EQ(scores.header[3], "prompts");  // final_scores.csv's, which the window's table
+    EXPECT_EQ(scores.rows[0][3], "8");       // names too: a difference says why
+    EXPECT_EQ(scores.header[5], "attn 1");
+    EXPECT_TRUE(scores.rows[1][5] == "0.900" || scores.rows[1][5] == "0.700");
     EXPECT_TRUE(tab.problem().isEmpty());
 }
 

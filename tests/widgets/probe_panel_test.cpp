@@ -241,6 +241,34 @@ TEST_F(ProbePanelTest, SwitchesBetweenRAndNrmse) {
     EXPECT_EQ(yAxis(plot, 0)->label(), "Pearson R");
 }
 
+// A probe that reads position backwards has a negative R: its bar is drawn whole, on an axis
+// labelled below zero.
+TEST_F(ProbePanelTest, NegativeRIsDrawnWithLabelledTicksBelowZero) {
+    for (auto& r : m_current.results) {
+        if (r.point == CapturePoint::Attn && r.layer == 1 && r.feature == ProbeFeature::Vector) {
+            r.pearsonR = -0.63;
+        }
+    }
+    m_panel.setReports(&m_init, &m_current, "step 1,250");
+    QCustomPlot* plot = m_panel.barsPlot();
+    plot->replot();
+    for (int rect = 0; rect < 2; ++rect) {
+        QCPAxis* y = yAxis(plot, rect);
+        EXPECT_LE(y->range().lower, -0.63 - 0.05);  // the whole bar, and room under it
+        const QVector<double> ticks = y->tickVector();
+        const QVector<QString> labels = y->tickVectorLabels();
+        ASSERT_EQ(ticks.size(), labels.size());
+        int below = 0;
+        for (int t = 0; t < ticks.size(); ++t) {
+            if (ticks[t] < -1e-9 && ticks[t] >= y->range().lower) {
+                ++below;
+                EXPECT_FALSE(labels[t].isEmpty());
+            }
+        }
+        EXPECT_GE(below, 2) << "ticks below zero on rect " << rect;
+    }
+}
+
 TEST_F(ProbePanelTest, ScatterShowsTheChosenProbe) {
     QComboBox* feature = box("probeFeature");
     QComboBox* layer = box("probeLayer");
@@ -411,7 +439,7 @@ TEST_F(ProbePanelTest, FollowsTheThemeAndRenders) {
 TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
     ui::CurvePanel curves;
     curves.resize(500, 600);
-    curves.setHistory({}, {}, CapturePoint::Attn, -1);
+    curves.setHistory({}, {}, {}, CapturePoint::Attn, -1);
     EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).contains("adjacency score"));
     EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).contains("once training starts"));
     settle();  // the queued replots
@@ -433,14 +461,14 @@ TEST(Placeholders, EmptyPlotsShowATextUntilThereIsData) {
     init.analysis.rows.back().layer = 1;
     init.eval.step = 0;
     init.eval.testLoss = 4.0;
-    curves.setHistory({init}, {}, CapturePoint::Attn, 0);
+    curves.setHistory({init}, {}, {}, CapturePoint::Attn, 0);
     EXPECT_TRUE(ui::placeholderText(curves.adjacencyPlot()).isEmpty());
     EXPECT_TRUE(curves.adjacencyPlot()->axisRect()->visible());
     EXPECT_FALSE(ui::placeholderText(curves.trainingPlot()).isEmpty());  // no training yet
     Snapshot trained = init;
     trained.step = 5;
     trained.trainLoss = 3.0;
-    curves.setHistory({init, trained}, {}, CapturePoint::Attn, 5);
+    curves.setHistory({init, trained}, {}, {}, CapturePoint::Attn, 5);
     EXPECT_TRUE(ui::placeholderText(curves.trainingPlot()).isEmpty());
 
     ui::HeatmapGrid grid;
