@@ -197,6 +197,13 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
     }
     const QDir d(dir);
     QStringList problems, written;
+    QStringList previous;  // the files an earlier export into this folder wrote
+    if (QFile manifest(d.filePath(kManifestFile)); manifest.open(QIODevice::ReadOnly)) {
+        for (const QJsonValue& name :
+             QJsonDocument::fromJson(manifest.readAll()).object()["files"].toArray()) {
+            previous << name.toString();
+        }
+    }
     auto write = [&](const QString& name, const QString& error) {
         if (error.isEmpty()) {
             written << name;
@@ -226,10 +233,11 @@ QStringList exportAll(const ExportSet& set, const QString& dir, double scale) {
         }
     }
     write(kConfigFile, saveText(d.filePath(kConfigFile), set.config));
-    // what an earlier export of another subject left under these names goes
-    for (const QString& name : exportFileNames()) {
-        if (!written.contains(name) && name != kManifestFile && d.exists(name) &&
-            !QFile::remove(d.filePath(name))) {
+    // what an earlier export (of another subject) wrote and this one did not goes: the files its
+    // export.json lists, and no other (a run folder's own probes.csv stays)
+    for (const QString& name : previous) {
+        if (!written.contains(name) && name != kManifestFile && exportFileNames().contains(name) &&
+            d.exists(name) && !QFile::remove(d.filePath(name))) {
             problems
                 << QString("cannot remove %1, left by an earlier export").arg(d.filePath(name));
         }

@@ -69,9 +69,9 @@ struct ExportSet {
 // projector and projector_position when set) as .png (at `scale`), .pdf and .svg, scores (and
 // probes, compared_scores, sweep_summary, attention, ablation_table and projection when they have
 // rows) as .csv, .json and .md, config.json and export.json (the subject and the files written)
-// into `dir`. Files of these names that this export did not write (an earlier export's, of
-// another subject) are removed, so that the folder holds one subject. Returns the problems, if
-// any.
+// into `dir`. The files an earlier export into `dir` wrote (its export.json lists them) and this
+// one did not are removed, so that the folder holds one subject; no other file is touched.
+// Returns the problems, if any.
 QStringList exportAll(const ExportSet& set, const QString& dir, double scale);
 
 // Every file name Export all can write.

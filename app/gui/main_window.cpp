@@ -211,11 +211,9 @@ void MainWindow::startTraining() {
         m_subject.origin = SubjectOrigin::Trained;
         m_subject.path = m_runFolder;
         m_subject.phase = SubjectPhase::Training;
-        m_stopAsked = false;
         showSubject();
     } else {
         m_subject.phase = SubjectPhase::Training;
-        m_stopAsked = false;
         showSubject();
     }
     m_followLatest = true;
@@ -223,9 +221,6 @@ void MainWindow::startTraining() {
 }
 
 void MainWindow::stopTraining() {
-    if (runGoing()) {
-        m_stopAsked = true;
-    }
     m_controller->stop();
 }
 

@@ -151,6 +151,7 @@ private:
     // window_settings.cpp: the first size (within the screen), the arrangement by width, and the
     // settings kept between sessions.
     QSize defaultSize() const;
+    QSize available() const;  // the screen's room for the window, its frame left out
     void arrange(bool narrow);
     void saveSettings();
     int tabsWidth() const;
@@ -202,7 +203,7 @@ private:
     void showSubject();
     bool formDiffers() const;
     void onModelReady(const ModelReady& model);
-    void onRunFinished(const QString& message, bool ok);
+    void onRunFinished(const QString& message, bool ok, bool stopped);
     void onStateChanged(TrainingController::State state);
     void onFormChanged();
     void onTick(const Snapshot& progress);
@@ -255,10 +256,9 @@ private:
     QTimer m_followTimer;
     bool m_forcedExitAllowed = true;
     Subject m_subject;
-    bool m_stopAsked = false;  // Stop was pressed in the run going on
-    QString m_ablationsFor;    // the form's model the ablations in flight or shown ran on
-    QString m_sweepTask;       // the form's task the Sweep tab was last given
-    QTimer m_reinitTimer;      // a changed task re-initializes the model at init after a pause
+    QString m_ablationsFor;  // the form's model the ablations in flight or shown ran on
+    QString m_sweepTask;     // the form's task the Sweep tab was last given
+    QTimer m_reinitTimer;    // a changed task re-initializes the model at init after a pause
 };
 
 }  // namespace nope::gui

@@ -30,11 +30,11 @@ public:
 
 Q_SIGNALS:
     void ready(const nope::gui::ModelReady& model);
-    void snapshot(const nope::Snapshot& snapshot);   // with analysis
-    void progress(const nope::Snapshot& progress);   // after each evaluation
-    void tick(const nope::Snapshot& progress);       // about once a second during a run
-    void finished(const QString& message, bool ok);  // training ended
-    void failed(const QString& message);             // nothing changed, or nothing ran
+    void snapshot(const nope::Snapshot& snapshot);  // with analysis
+    void progress(const nope::Snapshot& progress);  // after each evaluation
+    void tick(const nope::Snapshot& progress);      // about once a second during a run
+    void finished(const QString& message, bool ok, bool stopped);  // training ended
+    void failed(const QString& message);  // nothing changed, or nothing ran
     void status(const QString& message);
     void probes(const nope::ProbeReport& report, int step);
     void probeProgress(int done, int total);
@@ -62,8 +62,8 @@ public:
     void tick(const Snapshot& p) {
         send([=](RunReceiver* r) { Q_EMIT r->tick(p); });
     }
-    void finished(const QString& message, bool ok) {
-        send([=](RunReceiver* r) { Q_EMIT r->finished(message, ok); });
+    void finished(const QString& message, bool ok, bool stopped) {
+        send([=](RunReceiver* r) { Q_EMIT r->finished(message, ok, stopped); });
     }
     void failed(const QString& message) {
         send([=](RunReceiver* r) { Q_EMIT r->failed(message); });

@@ -80,6 +80,9 @@ QString originText(const Subject& s) {
         case SubjectOrigin::Initialized:
             return "the form's model at initialization";
         case SubjectOrigin::Trained:
+            if (s.path.isEmpty()) {
+                return "a run stopped before it wrote its folder";
+            }
             return s.source.isEmpty()
                        ? QString("run %1").arg(fileNameOf(s.path))
                        : QString("run %1, continued from %2").arg(fileNameOf(s.path), s.source);
@@ -148,6 +151,39 @@ QString subjectTitle(const Subject& s, int shown) {
     return title;
 }
 
+QString subjectCaption(const Subject& s, int shown) {
+    if (s.empty()) {
+        return {};
+    }
+    QString origin;
+    switch (s.origin) {
+        case SubjectOrigin::Initialized:
+            origin = "at initialization";
+            break;
+        case SubjectOrigin::Trained:
+            origin = QString("run %1").arg(fileNameOf(s.path));
+            break;
+        case SubjectOrigin::OpenedRun:
+            origin = QString("run folder %1").arg(fileNameOf(s.path));
+            break;
+        case SubjectOrigin::ModelFile:
+            origin = QString("model file %1").arg(fileNameOf(s.path));
+            break;
+        case SubjectOrigin::Checkpoint:
+            origin = QString("checkpoint %1").arg(fileNameOf(s.path));
+            break;
+        case SubjectOrigin::None:
+            break;
+    }
+    QString caption = shapeText(s.spec) + " · " + origin;
+    if (s.origin == SubjectOrigin::ModelFile && s.step < 0) {
+        caption += " · step unknown";
+    } else if (shown >= 0) {
+        caption += QString(" · step %1").arg(number(shown));
+    }
+    return caption;
+}
+
 QString emptyReason(const Subject& s) {
     switch (s.origin) {
         case SubjectOrigin::None:
@@ -155,10 +191,7 @@ QString emptyReason(const Subject& s) {
         case SubjectOrigin::Initialized:
         case SubjectOrigin::ModelFile:
         case SubjectOrigin::Checkpoint:
-            return s.phase == SubjectPhase::Failed
-                       ? "Nothing to show: the model could not be\nbuilt or read (the message "
-                         "above says why)."
-                       : "Building and analysing the model...";
+            return "Building and analysing the model...";  // a failure leaves no subject
         case SubjectOrigin::Trained:
             switch (s.phase) {
                 case SubjectPhase::Stopped:

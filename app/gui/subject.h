@@ -47,6 +47,9 @@ QString originText(const Subject& subject);
 QString subjectLine(const Subject& subject, int shown, bool formDiffers);
 // The window's title: "NoPEScope: reversal, run window-reversal-... (step 150)".
 QString subjectTitle(const Subject& subject, int shown);
+// One short line for the figures Export all writes: "reversal, 2 layers x 64 · run
+// window-reversal-quick-... · step 150" (names, not paths: it fits above a figure).
+QString subjectCaption(const Subject& subject, int shown);
 // Why a view that draws snapshots is empty for this subject: what is coming, or what went wrong;
 // empty for no subject (each view then says what appears in it once there is a model).
 QString emptyReason(const Subject& subject);

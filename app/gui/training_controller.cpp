@@ -58,10 +58,11 @@ void TrainingController::newReceiver() {
         setState(State::Ready);
         Q_EMIT ready(model);
     });
-    connect(m_receiver, &RunReceiver::finished, this, [this](const QString& m, bool ok) {
-        setState(m_hasModel ? State::Ready : State::Empty);
-        Q_EMIT finished(m, ok);
-    });
+    connect(m_receiver, &RunReceiver::finished, this,
+            [this](const QString& m, bool ok, bool stopped) {
+                setState(m_hasModel ? State::Ready : State::Empty);
+                Q_EMIT finished(m, ok, stopped);
+            });
     connect(m_receiver, &RunReceiver::probes, this, [this](const ProbeReport& report, int step) {
         if (m_state == State::Busy) {
             setState(State::Ready);
@@ -110,7 +111,10 @@ void TrainingController::train(const RunSpec& spec, const QString& runFolder) {
         return;
     }
     if (m_hasModel && m_modelStep == 0 && specKey(spec) != m_modelSpec) {
-        m_worker->calls()->post([w = m_worker] { w->reset(); });  // the form changed
+        // the form changed: another model, on a channel of its own (what the old one still
+        // sends, its probes at init or an answer in flight, goes nowhere)
+        newReceiver();
+        m_worker->calls()->post([w = m_worker] { w->reset(); });
         m_hasModel = false;
     }
     if (!m_hasModel) {
@@ -190,8 +194,7 @@ void TrainingController::loadCheckpoint(const QString& path) {
     if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
-    newReceiver();
-    setState(State::Busy);
+    beginNewModel();  // the old model is gone, whether the checkpoint loads or not
     m_worker->calls()->post([w = m_worker, path, ch = m_channel] { w->loadCheckpoint(path, ch); });
 }
 
@@ -199,9 +202,10 @@ void TrainingController::openModel(const QString& path, const RunSpec& spec) {
     if (!m_worker) {
         return;  // shut down: the worker and its thread are gone
     }
-    if (m_state == State::Training || m_state == State::Paused || m_state == State::Busy) {
+    if (m_state == State::Training || m_state == State::Paused) {
         return;
     }
+    // also while another model is being built or probed: it is replaced (its channel closes)
     beginNewModel();
     m_worker->calls()->post(
         [w = m_worker, path, spec, ch = m_channel] { w->openModel(path, spec, ch); });

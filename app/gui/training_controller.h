@@ -67,7 +67,9 @@ Q_SIGNALS:
     void progress(const nope::Snapshot& progress);  // after each evaluation
     void tick(const nope::Snapshot& progress);      // about once a second during a run
     void ready(const nope::gui::ModelReady& model);
-    void finished(const QString& message, bool ok);
+    // A run ended: `ok` unless it failed, `stopped` when a stop ended it (not its steps, its
+    // accuracy or its time limit).
+    void finished(const QString& message, bool ok, bool stopped);
     void failed(const QString& message);
     void status(const QString& message);
     void probes(const nope::ProbeReport& report, int step);

@@ -60,13 +60,13 @@ void TrainingWorker::initialize(const RunSpec& spec, const Channel& channel) {
         s.totalSteps = spec.train.steps;
         s.analysis = m_trainer->analyze();
         channel->snapshot(s);
+        m_probeCancel = false;  // before ready: a Cancel or Train from then on ends the probes
         channel->ready({spec,
                         QString("initialized: %1 analysed prompts, forward %2 s")
                             .arg(s.analysis.samples)
                             .arg(s.analysis.forwardSeconds, 0, 'f', 2),
                         ModelOrigin::Initialized, QString(), 0});
         if (spec.train.probeEvery > 0) {  // the heatmaps first, then the probes at init
-            m_probeCancel = false;
             m_calls->post(
                 [this, config = spec.train.probe, s, channel] { probeAtInit(config, s, channel); });
         }
@@ -109,7 +109,7 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         Trainer& trainer = *m_trainer;
         if (m_control->stopRequested()) {  // Stop was pressed while the model was being built
             m_control->clearStop();
-            channel->finished(QString("stopped before the first step"), true);
+            channel->finished(QString("stopped before the first step"), true, true);
             happensBefore(this);
             Q_EMIT runEnded();
             return;
@@ -136,12 +136,13 @@ void TrainingWorker::train(const RunSpec& spec, const QString& runFolder, const 
         recorder.finish(outcome);
         channel->finished(
             QString::fromStdString(outcome.message) + QString(" (run folder %1)").arg(runFolder),
-            outcome.reason != StopReason::NonFinite);
+            outcome.reason != StopReason::NonFinite, outcome.reason == StopReason::Stopped);
     } catch (const std::exception& e) {
         setInRun(false);
         m_control->runPending();
         channel->finished(
-            QString("Training failed: %1").arg(QString::fromStdString(nope::errorText(e))), false);
+            QString("Training failed: %1").arg(QString::fromStdString(nope::errorText(e))), false,
+            false);
     }
     happensBefore(this);
     Q_EMIT runEnded();
@@ -184,14 +185,20 @@ void TrainingWorker::loadCheckpoint(const QString& path, const Channel& channel)
         channel->ready({spec, QString("loaded %1 at step %2").arg(path).arg(s.step),
                         ModelOrigin::Checkpoint, path, s.step});
     } catch (const std::exception& e) {
+        forgetModel();  // the window forgot the old model when it asked for this one
         channel->failed(QString("Loading the checkpoint failed: %1")
                             .arg(QString::fromStdString(nope::errorText(e))));
     }
 }
 
 void TrainingWorker::reset() {
+    forgetModel();
+}
+
+void TrainingWorker::forgetModel() {
     replaceTrainer(nullptr);
     m_fileStep.reset();
+    m_checkpointFolder.clear();
 }
 
 void TrainingWorker::runProbes(const ProbeConfig& config, const Channel& channel) {
@@ -327,6 +334,7 @@ void TrainingWorker::openModel(const QString& path, const RunSpec& form, const C
             {spec, QString("loaded model %1 (%2)").arg(file, QString::fromStdString(saved.format)),
              ModelOrigin::SavedModel, file, saved.step});
     } catch (const std::exception& e) {
+        forgetModel();  // the window forgot the old model when it asked for this one
         channel->failed(QString("Opening the model failed: %1")
                             .arg(QString::fromStdString(nope::errorText(e))));
     }

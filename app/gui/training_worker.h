@@ -91,6 +91,8 @@ private:
     // Runs the probes on the calling (worker) thread and sends the result or the problem.
     void probeNow(Trainer& trainer, const ProbeConfig& config, const Channel& channel);
     void replaceTrainer(std::unique_ptr<Trainer> trainer);
+    // No model: the trainer and what was known of where it came from go.
+    void forgetModel();
     // A task for the current trainer: between two steps while its run goes on, else queued on
     // this thread after the command running now (a run that has just ended). m_mutex held.
     void postBetweenSteps(std::function<void()> task);

@@ -317,9 +317,7 @@ void MainWindow::connectController() {
             [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_controller, &TrainingController::failed, this, [this](const QString& message) {
         if (m_subject.phase == SubjectPhase::Building) {
-            m_subject.phase = SubjectPhase::Failed;  // nothing was built or read
-            applyEmptyTexts();
-            scheduleRedraw();
+            beginSubject({});  // nothing was built or read: no model, and the banner says why
         }
         showProblem(message);
     });

@@ -251,7 +251,7 @@ ui::ExportSet MainWindow::exportSet() {
     const RunSpec spec = m_subject.empty() ? m_form->spec() : m_subject.spec;
     set.config = QByteArray::fromStdString(toJson(spec).dump(2) + "\n");
     set.subject = subjectJson(m_subject, shownStep());
-    set.caption = subjectLine(m_subject, shownStep(), false);
+    set.caption = subjectCaption(m_subject, shownStep());
     return set;
 }
 

@@ -61,15 +61,17 @@ QWidget* MainWindow::currentView() const {
     return area ? area->widget() : tab;
 }
 
-QSize MainWindow::defaultSize() const {
+QSize MainWindow::available() const {
     const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
-    const QSize wanted(1500, 900);
     if (!screen) {
-        return wanted;
+        return QSize(1500, 900);
     }
     // room for the desktop's own frame around the window
-    const QSize available = screen->availableGeometry().size() - QSize(16, 48);
-    return wanted.boundedTo(available);
+    return screen->availableGeometry().size() - QSize(16, 48);
+}
+
+QSize MainWindow::defaultSize() const {
+    return QSize(1500, 900).boundedTo(available());
 }
 
 int MainWindow::wideWidth() const {
@@ -152,6 +154,11 @@ void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometry).toByteArray())) {
         resize(defaultSize());
+    }
+    // a size kept from a larger screen: back within this one
+    const QSize fits = defaultSize().expandedTo(QSize(1024, 700)).boundedTo(available());
+    if (width() > available().width() || height() > available().height()) {
+        resize(size().boundedTo(fits));
     }
     arrange(width() < wideWidth());
     const QString task = settings.value(kTask).toString();

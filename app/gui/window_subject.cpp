@@ -1,6 +1,7 @@
 // The window's subject (gui/subject.h): another model or run replaces the one shown, and every
 // view starts over for it; the one shown changes step or phase, and the line above the views and
 // the title follow. Part of MainWindow, in a file of its own.
+#include <QFileInfo>
 #include <QLabel>
 #include <QStatusBar>
 
@@ -73,7 +74,6 @@ bool MainWindow::formDiffers() const {
 void MainWindow::beginSubject(Subject subject) {
     m_reinitTimer.stop();
     m_subject = std::move(subject);
-    m_stopAsked = false;
     m_controls->clearProgress();
     m_probes->showMessage(QString());
     m_probes->showProgress(0, 0);
@@ -162,19 +162,22 @@ std::vector<Snapshot> MainWindow::snapshotsBefore(const QString& checkpoint, int
     return before;
 }
 
-void MainWindow::onRunFinished(const QString& message, bool ok) {
+void MainWindow::onRunFinished(const QString& message, bool ok, bool stopped) {
     statusBar()->showMessage(message);
     if (!ok) {
         showProblem(message);
     }
     m_subject.liveStep = -1;  // the run's last step is its newest snapshot's (Stop takes one)
     if (m_subject.origin == SubjectOrigin::Trained) {
-        m_subject.phase = !ok           ? SubjectPhase::Failed
-                          : m_stopAsked ? SubjectPhase::Stopped
-                                        : SubjectPhase::Finished;
+        m_subject.phase = !ok       ? SubjectPhase::Failed
+                          : stopped ? SubjectPhase::Stopped
+                                    : SubjectPhase::Finished;
+        if (!QFileInfo::exists(m_subject.path)) {  // stopped before it wrote anything
+            m_subject.path.clear();
+            m_runFolder.clear();
+        }
         applyEmptyTexts();
     }
-    m_stopAsked = false;
     updateControls();
     showSubject();
     scheduleRedraw();

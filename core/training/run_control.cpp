@@ -37,10 +37,17 @@ void RunControl::runPending() {
     }
 }
 
-bool RunControl::proceed() {
+bool RunControl::proceed(const std::function<void()>& onPause) {
+    bool told = !onPause;
     for (;;) {
         runPending();
         std::unique_lock<std::mutex> lock(m_mutex);
+        if (!told && m_paused.load() && !m_stop.load() && m_tasks.empty()) {
+            told = true;
+            lock.unlock();
+            onPause();  // as the pause begins: whoever watches learns where the run waits
+            continue;
+        }
         m_changed.wait(lock,
                        [this] { return !m_paused.load() || m_stop.load() || !m_tasks.empty(); });
         if (m_tasks.empty()) {

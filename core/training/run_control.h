@@ -32,8 +32,9 @@ public:
     // Runs the queued tasks on the calling thread (the training thread), in order.
     void runPending();
     // The training thread, between steps: runs queued tasks, blocks while paused (still running
-    // tasks as they come) and returns false when a stop was asked.
-    bool proceed();
+    // tasks as they come) and returns false when a stop was asked. `onPause`, when given, runs
+    // once on the training thread as the pause begins, before the first wait.
+    bool proceed(const std::function<void()>& onPause = {});
 
 private:
     std::atomic<bool> m_stop{false};

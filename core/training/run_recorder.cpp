@@ -56,6 +56,17 @@ TrainerCallbacks RunRecorder::wrap(TrainerCallbacks inner) {
         }
     };
     outer.ticked = inner.ticked;  // nothing to record between snapshots
+    // a stop's last snapshot takes an analysis: the checkpoint of the step it stopped at is
+    // written first, so that a second Ctrl-C (or a kill) during it loses no step
+    outer.stopping = [this, inner](int step) {
+        if (step == m_lastEndedStep) {
+            guarded([&] { m_trainer.saveCheckpoint(m_writer.checkpointPath()); });
+            m_checkpointDue = false;
+        }
+        if (inner.stopping) {
+            inner.stopping(step);
+        }
+    };
     outer.stepEnded = [this, inner](int step) {
         guarded([&] { saveDueCheckpoints(); });
         m_lastEndedStep = step;

@@ -106,10 +106,7 @@ TrainOutcome Trainer::run(const TrainerCallbacks& callbacks) {
     while (m_step < m_trainConfig.steps) {
         // (1) Between steps; a stop on any rank stops them all. A pause first says where the
         // model stopped, so that its viewers name the step the paused weights are at.
-        if (m_control->paused()) {
-            tick(loop, /*now=*/true);
-        }
-        bool stop = !m_control->proceed();
+        bool stop = !m_control->proceed([this, &loop] { tick(loop, /*now=*/true); });
         if (m_parallel) {
             stop = m_parallel->sum({stop ? 1.0 : 0.0}).front() > 0;
         }
@@ -265,6 +262,9 @@ void Trainer::stopSnapshot(Loop& loop) {
     const bool stepsSinceStart = m_step > loop.firstStep || m_step == 0;
     if (!loop.callbacks.snapshot || loop.lastSnapshot == m_step || !stepsSinceStart) {
         return;
+    }
+    if (loop.callbacks.stopping) {
+        loop.callbacks.stopping(m_step);  // e.g. the checkpoint, before the analysis's time
     }
     const double meanLoss =
         m_snapshotLossSteps > 0 ? m_snapshotLossSum / m_snapshotLossSteps : std::nan("");

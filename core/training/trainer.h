@@ -61,6 +61,10 @@ struct TrainerCallbacks {
     // loop stops for a pause: the step, the training loss and throughput since the previous
     // tick and the time left; `eval` is the latest evaluation, the analysis is left empty.
     std::function<void(const Snapshot& progress)> ticked;
+    // A stop between snapshots, before the snapshot of the step it stopped at (an analysis that a
+    // second stop does not end): what must be safe first is saved here (the run folder's
+    // checkpoint). `step` is the trainer's step; it ended when the stop came between steps.
+    std::function<void(int step)> stopping;
 };
 
 // The interval of TrainerCallbacks::ticked, in seconds.

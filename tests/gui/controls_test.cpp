@@ -5,16 +5,25 @@
 
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
+#include <algorithm>
+#include <iterator>
+
+#include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/training_controller.h"
 #include "gui_fixture.h"
+#include "widgets/ablation_panel.h"
 #include "widgets/config_form.h"
 #include "widgets/curve_panel.h"
+#include "widgets/mechanism_tab.h"
 #include "widgets/probe_tab.h"
 #include "widgets/qcp.h"
 #include "widgets/run_controls.h"
@@ -84,8 +93,16 @@ TEST(Controls, ProbesAtInitGiveWayAndCanBeCancelled) {
     ASSERT_TRUE(waitFor(
         [&] { return ready.count() == 2 && window.probes()->cancelButton()->isEnabled(); }));
     window.startTraining();
-    ASSERT_TRUE(waitFor([&] { return window.subject().liveStep >= 0; }));
+    ASSERT_TRUE(waitFor([&] { return window.subject().liveStep >= 0; }));  // step 0 evaluated
     EXPECT_EQ(window.subject().origin, SubjectOrigin::Trained);
+    // the probes at init were cut short: the bar went back to empty (0 of 0) before their end
+    const auto emptied = std::find_if(progress.begin(), progress.end(), [](const auto& args) {
+        return args.at(0).toInt() == 0 && args.at(1).toInt() == 0;
+    });
+    ASSERT_NE(emptied, progress.end());
+    ASSERT_NE(emptied, progress.begin());
+    const QList<QVariant>& before = *std::prev(emptied);
+    EXPECT_LT(before.at(0).toInt(), before.at(1).toInt());
     window.stopTraining();  // during the run's own probes of step 0: they end too
     ASSERT_TRUE(waitFor([&] { return window.controller()->state() == State::Ready; }));
     EXPECT_EQ(window.subject().phase, SubjectPhase::Stopped);
@@ -98,10 +115,13 @@ TEST(Controls, TheWindowIsKeptBetweenSessions) {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
     QCoreApplication::setOrganizationName("NoPEScopeTest");
     QCoreApplication::setApplicationName("settings");
+    // a size that fits this screen (a remembered size larger than the screen is cut to it)
+    const QSize kKept = QSize(1111, 777).boundedTo(
+        QGuiApplication::primaryScreen()->availableGeometry().size() - QSize(60, 90));
     {
         MainWindow window;
         window.restoreSettings();
-        window.resize(1111, 777);
+        window.resize(kKept);
         window.form()->taskChoice()->setCurrentText("reversal");
         window.form()->presetChoice()->setCurrentText("paper");
         window.close();
@@ -109,7 +129,7 @@ TEST(Controls, TheWindowIsKeptBetweenSessions) {
     {
         MainWindow window;
         window.restoreSettings();
-        EXPECT_EQ(window.size(), QSize(1111, 777));
+        EXPECT_EQ(window.size(), kKept);
         EXPECT_EQ(window.form()->taskChoice()->currentText(), "reversal");
         EXPECT_EQ(window.form()->presetChoice()->currentText(), "paper");
     }
@@ -117,6 +137,22 @@ TEST(Controls, TheWindowIsKeptBetweenSessions) {
     EXPECT_EQ(untouched.form()->taskChoice()->currentText(), "addition");
     QCoreApplication::setOrganizationName(QString());
     QCoreApplication::setApplicationName(QString());
+}
+
+// The ablation table is of the form's model at init: when the form changes, the table of the
+// model it no longer describes goes, with a word why.
+TEST(Controls, AblationsOfAnotherModelGo) {
+    MainWindow window;
+    window.form()->setSpec(tinySpec());
+    ui::AblationPanel* panel = window.mechanism()->ablations();
+    QSignalSpy done(window.ablationJob(), &AblationJob::finished);
+    panel->runButton()->click();
+    ASSERT_TRUE(waitFor([&] { return done.count() == 1; }));
+    QCoreApplication::processEvents();
+    ASSERT_FALSE(panel->shownTable().results.empty());
+    window.form()->taskChoice()->setCurrentText("reversal");
+    EXPECT_TRUE(panel->shownTable().results.empty());
+    EXPECT_EQ(panel->table()->rowCount(), 0);
 }
 
 TEST(Controls, TheSweepStartsFromTheFormsTask) {

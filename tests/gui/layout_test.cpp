@@ -4,12 +4,15 @@
 // window opens within the screen.
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
 #include <QGuiApplication>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QScreen>
+#include <QSettings>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "gui/main_window.h"
@@ -66,11 +69,31 @@ TEST(Layout, EveryTabFitsTheSmallestSupportedScreen) {
     EXPECT_EQ(window.size(), kSmallest);
 }
 
-TEST(Layout, ANewWindowOpensWithinTheScreen) {
-    MainWindow window;
+// A new window opens within the screen, and so does one whose kept size came from a larger
+// screen.
+TEST(Layout, AWindowOpensWithinTheScreen) {
     const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    MainWindow fresh;
+    EXPECT_LE(fresh.width(), screen.width());
+    EXPECT_LE(fresh.height(), screen.height());
+
+    QTemporaryDir dir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+    QCoreApplication::setOrganizationName("NoPEScopeTest");
+    QCoreApplication::setApplicationName("layout");
+    {
+        MainWindow large;
+        large.restoreSettings();
+        large.setMinimumSize(screen.size() * 2);  // as it was on a screen twice this size
+        large.resize(screen.size() * 2);
+        large.close();
+    }
+    MainWindow window;
+    window.restoreSettings();
     EXPECT_LE(window.width(), screen.width());
     EXPECT_LE(window.height(), screen.height());
+    QCoreApplication::setOrganizationName(QString());
+    QCoreApplication::setApplicationName(QString());
 }
 
 // `nopescope --help` is read where there is no screen at all (a terminal on a server).

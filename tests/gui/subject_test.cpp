@@ -35,6 +35,8 @@ TEST(Subject, TheLineNamesTheModelTheStepAndWhatItDoes) {
             .endsWith(
                 "(the form has changed since: Initialize or Train builds a new model from it)"));
 
+    EXPECT_EQ(subjectCaption(run, 150),  // names, not paths: it fits above a figure
+              "reversal, 2 layers x 64 · run window-reversal-quick-1 · step 150");
     run.phase = SubjectPhase::Paused;
     run.liveStep = 183;  // the weights, past the newest snapshot
     EXPECT_TRUE(subjectLine(run, 150, false).endsWith("step 150 · paused at step 183"));

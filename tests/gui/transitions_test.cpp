@@ -11,9 +11,11 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -37,6 +39,7 @@
 #include "widgets/explore_tab.h"
 #include "widgets/export.h"
 #include "widgets/heatmap_grid.h"
+#include "widgets/probe_panel.h"
 #include "widgets/probe_tab.h"
 #include "widgets/projector_tab.h"
 #include "widgets/qcp.h"
@@ -57,6 +60,7 @@ enum class Start {
     Paused,
     Finished,
     Stopped,
+    Probing,  // a finished run, its probes running on demand (the worker busy)
     OpenedRun,
     ModelFile,
     Checkpoint
@@ -68,14 +72,16 @@ enum class Action {
     Reset,
     OpenRun,
     OpenModel,
+    OpenBadModel,
     LoadSession,
     Stop,
-    Resume
+    Resume,
+    ResumeBadCheckpoint
 };
 
 const char* nameOf(Start s) {
-    const char* names[] = {"nothing", "initialized", "training",   "paused",    "finished",
-                           "stopped", "opened run",  "model file", "checkpoint"};
+    const char* names[] = {"nothing", "initialized", "training",   "paused",     "finished",
+                           "stopped", "probing",     "opened run", "model file", "checkpoint"};
     return names[static_cast<int>(s)];
 }
 
@@ -86,9 +92,11 @@ const char* nameOf(Action a) {
                            "Reset",
                            "Open run folder",
                            "Open model",
+                           "Open a damaged model",
                            "Load session",
                            "Stop",
-                           "Resume from checkpoint"};
+                           "Resume from checkpoint",
+                           "Resume from a damaged checkpoint"};
     return names[static_cast<int>(a)];
 }
 
@@ -107,6 +115,7 @@ struct Fixture {
     QString run;         // the run folder
     QString checkpoint;  // its checkpoint.pt (step 20)
     QString session;     // session.json: tinySpec on reversal
+    QString damaged;     // damaged.pt: not a model
 };
 
 Fixture& fixture() {
@@ -128,6 +137,10 @@ Fixture& fixture() {
         QFile file(f->session);
         file.open(QIODevice::WriteOnly);
         file.write(form.sessionJson());
+        f->damaged = f->dir.filePath("damaged.pt");
+        QFile damaged(f->damaged);
+        damaged.open(QIODevice::WriteOnly);
+        damaged.write("PK\x03\x04 not a model at all");
         return f;
     }();
     return *made;
@@ -269,6 +282,7 @@ void checkEveryView(MainWindow& w, const Expected& e, const RunSpec& initSpec) {
         EXPECT_TRUE(w.controls()->progressText().isEmpty())
             << w.controls()->progressText().toStdString();
         EXPECT_TRUE(w.subjectText().startsWith("No model")) << w.subjectText().toStdString();
+        EXPECT_TRUE(w.probes()->panel()->table().rows.isEmpty());
         EXPECT_EQ(exported["origin"].toString(), "none");
         EXPECT_EQ(csv.size(), 1);  // the header alone
         return;
@@ -287,6 +301,10 @@ void checkEveryView(MainWindow& w, const Expected& e, const RunSpec& initSpec) {
         ASSERT_TRUE(want && got);
         EXPECT_NEAR(got->adjacencyMean, want->adjacencyMean, 1e-4) << "step " << truth[k].step;
     }
+    // the probes shown are the subject's own: none unless its history holds some
+    const bool probed = std::any_of(w.history().begin(), w.history().end(),
+                                    [](const Snapshot& snap) { return !snap.probes.empty(); });
+    EXPECT_EQ(!w.probes()->panel()->table().rows.isEmpty(), probed);
     if (truth.empty()) {
         EXPECT_TRUE(w.heatmaps()->heatmaps().empty());
         return;
@@ -348,8 +366,14 @@ void checkEveryView(MainWindow& w, const Expected& e, const RunSpec& initSpec) {
     const auto cell = [](const QString& text) {  // as the CSV writes it
         return text.contains(',') ? "\"" + text + "\"," : text + ",";
     };
-    EXPECT_TRUE(csv[1].startsWith(cell(labels.front()))) << csv[1].toStdString();
-    EXPECT_TRUE(csv.last().startsWith(cell(labels.last()))) << csv.last().toStdString();
+    // the table's rows of scores (a probe summary row, where shown, is written as probes.csv)
+    QStringList scored = labels;
+    scored.removeIf([](const QString& label) { return label.contains("probe"); });
+    ASSERT_FALSE(scored.isEmpty());
+    EXPECT_TRUE(csv[1].startsWith(cell(scored.front()))) << csv[1].toStdString();
+    EXPECT_TRUE(csv.last().startsWith(cell(scored.last())))
+        << csv.last().toStdString() << " | " << labels.join(", ").toStdString();
+    EXPECT_EQ(QFileInfo::exists(out.filePath("probes.csv")), probed);
 }
 
 // Explore asks the subject's model, and says so; without a model it says why.
@@ -374,12 +398,16 @@ void checkExplore(MainWindow& w) {
         const int step = s.phase == SubjectPhase::Paused ? s.liveStep : s.step;
         return QString("model at step %1").arg(step);
     };
-    const bool told = waitFor(
-        [&] {
-            return w.explore()->timingText().startsWith(expected()) ||
-                   s.phase == SubjectPhase::Training;
-        },
-        20000);
+    if (s.phase == SubjectPhase::Training) {  // the weights move on: at or past the snapshot
+        ASSERT_TRUE(
+            waitFor([&] { return w.explore()->timingText().startsWith("model at step "); }, 20000))
+            << w.explore()->answerText().toStdString();
+        const int step = w.explore()->timingText().mid(14).section(';', 0, 0).toInt();
+        EXPECT_GE(step, w.history().back().step);
+        return;
+    }
+    const bool told =
+        waitFor([&] { return w.explore()->timingText().startsWith(expected()); }, 20000);
     EXPECT_TRUE(told) << w.explore()->timingText().toStdString() << " / "
                       << expected().toStdString();
     if (s.phase == SubjectPhase::Paused) {
@@ -398,8 +426,28 @@ void settle(MainWindow& w, bool runEnds) {
         return st != State::Busy && ended && w.subject().phase != SubjectPhase::Building &&
                !w.redrawPending();
     }));
-    QTest::qWait(30);  // the last queued signals of a run that ended
-    ASSERT_TRUE(waitFor([&] { return !w.redrawPending(); }));
+}
+
+// Pauses a run going on and waits until the loop says where it waits (its last signal before it
+// blocks): nothing changes on screen after that, so that the views can be read.
+void pauseAndSettle(MainWindow& w) {
+    QSignalSpy ticks(w.controller(), &TrainingController::tick);
+    w.controller()->pause();
+    ASSERT_TRUE(waitFor([&] { return ticks.count() > 0; }));
+    settle(w, false);
+}
+
+// Probes of the model shown, on demand, small: they land on its newest snapshot.
+void runFastProbes(MainWindow& w) {
+    QSignalSpy probes(w.controller(), &TrainingController::probes);
+    ProbeConfig config = w.form()->spec().train.probe;
+    config.epochs = 1;
+    config.trainStrings = 16;
+    config.testStrings = 8;
+    w.controller()->runProbes(config);
+    ASSERT_TRUE(waitFor([&] { return probes.count() == 1; }));
+    settle(w, false);
+    ASSERT_FALSE(w.history().back().probes.empty());
 }
 
 void startRun(MainWindow& w, const RunSpec& spec) {
@@ -431,13 +479,24 @@ void reach(MainWindow& w, Start start) {
         case Start::Finished:
             startRun(w, tinySpec());
             settle(w, true);
+            runFastProbes(w);  // they belong to this run's step 20: they must go with it
             break;
         case Start::Stopped: {
-            RunSpec spec = tinySpec(60);
-            spec.train.snapshotEvery = 1000;  // the stop's own snapshot after step 0's
+            RunSpec spec = endlessSpec();
+            spec.train.snapshotEvery = 7;  // a stop mostly falls between snapshots
             startRun(w, spec);
+            ASSERT_TRUE(waitFor([&] { return w.history().size() >= 2; }));
             w.stopTraining();
             settle(w, true);
+            break;
+        }
+        case Start::Probing: {
+            startRun(w, tinySpec());
+            settle(w, true);
+            ProbeConfig config = w.form()->spec().train.probe;
+            config.epochs = 100000;  // still running when the action comes
+            w.controller()->runProbes(config);
+            ASSERT_TRUE(waitFor([&] { return w.controller()->state() == State::Busy; }));
             break;
         }
         case Start::OpenedRun:
@@ -447,6 +506,7 @@ void reach(MainWindow& w, Start start) {
         case Start::ModelFile:
             w.openModel(f.checkpoint);
             settle(w, false);
+            runFastProbes(w);
             break;
         case Start::Checkpoint:
             w.resumeFromCheckpoint(f.checkpoint);
@@ -460,9 +520,11 @@ bool runs(Start s) {
 }
 
 // The subject a start and an action lead to.
+// Longer than 60 lines for a reason: the table of transitions, one case per action.
 Expected expectedAfter(Start start, Action action, const Subject& before) {
     Expected same{before.origin, before.phase, before.spec.task, before.step, false};
     const TaskKind task = before.empty() ? TaskKind::Addition : before.spec.task;
+    const Expected nothingAndWhy{SubjectOrigin::None, std::nullopt, TaskKind::Addition, -1, true};
     switch (action) {
         case Action::Reset:
             return {};
@@ -470,7 +532,7 @@ Expected expectedAfter(Start start, Action action, const Subject& before) {
             if (runs(start)) {
                 return {SubjectOrigin::Trained, SubjectPhase::Stopped, task, -1, false};
             }
-            return same;  // nothing to stop
+            return same;  // nothing to stop (a probe set ends, the model stays)
         default:
             break;
     }
@@ -489,8 +551,11 @@ Expected expectedAfter(Start start, Action action, const Subject& before) {
                 same.refused = true;
                 return same;
             }
-            if (start == Start::Stopped) {
-                return {SubjectOrigin::Trained, SubjectPhase::Finished, task, 60, false};
+            if (start == Start::Probing) {
+                return same;  // the button is off while the model is busy
+            }
+            if (start == Start::Stopped) {  // Continue: on and on, paused by the test to look
+                return {SubjectOrigin::Trained, SubjectPhase::Paused, task, -1, false};
             }
             return {SubjectOrigin::Trained, SubjectPhase::Finished, task, 20, false};
         case Action::NewTask:
@@ -506,6 +571,9 @@ Expected expectedAfter(Start start, Action action, const Subject& before) {
             return {SubjectOrigin::Initialized, SubjectPhase::Idle, TaskKind::Reversal, 0};
         case Action::Resume:
             return {SubjectOrigin::Checkpoint, SubjectPhase::Idle, TaskKind::Addition, 20};
+        case Action::OpenBadModel:
+        case Action::ResumeBadCheckpoint:
+            return nothingAndWhy;  // the old model was let go; the banner names the file
         default:
             return same;
     }
@@ -545,11 +613,17 @@ void act(MainWindow& w, Action action) {
         case Action::Resume:
             w.resumeFromCheckpoint(f.checkpoint);
             break;
+        case Action::OpenBadModel:
+            w.openModel(f.damaged);
+            break;
+        case Action::ResumeBadCheckpoint:
+            w.resumeFromCheckpoint(f.damaged);
+            break;
     }
 }
 
 void runTransitions(Start start) {
-    for (int a = 0; a <= static_cast<int>(Action::Resume); ++a) {
+    for (int a = 0; a <= static_cast<int>(Action::ResumeBadCheckpoint); ++a) {
         const Action action = static_cast<Action>(a);
         SCOPED_TRACE(std::string(nameOf(start)) + " -> " + nameOf(action));
         MainWindow w;
@@ -563,8 +637,17 @@ void runTransitions(Start start) {
         if (action == Action::NewTask && expected.task == TaskKind::Reversal) {
             ASSERT_TRUE(waitFor([&] { return w.subject().spec.task == TaskKind::Reversal; }));
         }
-        const bool runEnds = !runs(start) || action == Action::Stop || action == Action::Reset;
-        settle(w, runEnds);
+        if (start == Start::Probing && (action == Action::Train || action == Action::NewTask)) {
+            w.stopTraining();  // the probes still running end, without a result
+        }
+        const bool continued = start == Start::Stopped && action == Action::Train;
+        if (continued) {
+            ASSERT_TRUE(waitFor([&] { return w.subject().phase == SubjectPhase::Training; }));
+            pauseAndSettle(w);
+        }
+        const bool keepsRunning =
+            continued || (runs(start) && action != Action::Stop && action != Action::Reset);
+        settle(w, !keepsRunning);
         if (expected.refused) {
             EXPECT_FALSE(w.problem().isEmpty()) << "refused without a word";
         }
@@ -573,7 +656,7 @@ void runTransitions(Start start) {
                                 : initSpec;
         checkEveryView(w, expected, truthSpec);
         checkExplore(w);
-        if (runs(start) && action != Action::Stop && action != Action::Reset) {
+        if (keepsRunning) {
             w.stopTraining();
             settle(w, true);
         }
@@ -590,7 +673,8 @@ TEST_P(Transitions, EveryActionLeadsToTheSubjectEveryViewShows) {
 INSTANTIATE_TEST_SUITE_P(From, Transitions,
                          ::testing::Values(Start::Nothing, Start::Initialized, Start::Training,
                                            Start::Paused, Start::Finished, Start::Stopped,
-                                           Start::OpenedRun, Start::ModelFile, Start::Checkpoint),
+                                           Start::Probing, Start::OpenedRun, Start::ModelFile,
+                                           Start::Checkpoint),
                          [](const ::testing::TestParamInfo<Start>& info) {
                              std::string name = nameOf(info.param);
                              name.erase(std::remove(name.begin(), name.end(), ' '), name.end());

@@ -622,13 +622,17 @@ TEST(Trainer, TicksSayTheStepBetweenEvaluationsAndAtAPause) {
     Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
     std::vector<Snapshot> ticks;
     TrainerCallbacks callbacks;
-    callbacks.ticked = [&](const Snapshot& p) { ticks.push_back(p); };
+    callbacks.ticked = [&](const Snapshot& p) {
+        ticks.push_back(p);
+        if (trainer.control().paused()) {  // the pause's tick: then a stop while paused
+            trainer.control().post([&] { trainer.control().requestStop(); });
+        }
+    };
     int pausedAt = -1;
     callbacks.stepEnded = [&](int step) {
         if (step == 4) {
             trainer.control().setPaused(true);
             pausedAt = step;
-            trainer.control().post([&] { trainer.control().requestStop(); });  // while paused
         }
     };
     trainer.run(callbacks);
