@@ -2,6 +2,7 @@
 
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "widgets/qcp.h"
@@ -24,6 +25,14 @@ void placeMarker(QCPItemStraightLine* line, int step, bool dark) {
     line->point1->setCoords(step, 0);
     line->point2->setCoords(step, 1);
     line->setVisible(step >= 0);
+}
+
+// A step axis widened by a little on each side, so that the first and last points (and their
+// markers) are drawn whole rather than cut by the axes.
+void padSteps(QCPAxis* axis) {
+    const QCPRange range = axis->range();
+    const double margin = std::max(0.5, 0.03 * range.size());
+    axis->setRange(range.lower - margin, range.upper + margin);
 }
 
 }  // namespace
@@ -131,6 +140,7 @@ void CurvePanel::drawAdjacency(const std::vector<Snapshot>& history, CapturePoin
                  : QString("%1 layer %2").arg(QString::fromStdString(toString(point))).arg(layer));
     }
     m_adjacency->xAxis->rescale();
+    padSteps(m_adjacency->xAxis);
     m_adjacency->yAxis->setRange(0.0, 1.02);
     placeMarker(m_adjacencyMarker, marker, dark);
     showPlaceholder(m_adjacency, history.empty() ? m_adjacencyEmpty : QString());
@@ -178,10 +188,13 @@ void CurvePanel::drawTraining(const std::vector<Snapshot>& history,
         m_training->graph(g)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     }
     m_training->xAxis->rescale();
+    padSteps(m_training->xAxis);
     m_training->yAxis->rescale();
     if (m_training->yAxis->range().lower > 0) {
         m_training->yAxis->setRangeLower(0);
     }
+    const QCPRange losses = m_training->yAxis->range();  // the highest point below the top
+    m_training->yAxis->setRangeUpper(losses.upper + 0.04 * losses.size());
     m_training->yAxis2->setRange(0, 100);
     placeMarker(m_trainingMarker, marker, dark);
     showPlaceholder(m_training,

@@ -152,6 +152,23 @@ constexpr const char* kTableSuffixes[] = {"csv", "json", "md"};
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kManifestFile = "export.json";
 
+// The caption broken at its " · " separators into lines no wider than `width` (a narrow
+// figure's caption would otherwise be cut at both ends).
+QString fitCaption(const QString& caption, const QFont& font, int width) {
+    const QFontMetrics metrics(font);
+    const QString separator = QStringLiteral(" · ");
+    QStringList lines;
+    for (const QString& part : caption.split(separator)) {
+        if (!lines.isEmpty() &&
+            metrics.horizontalAdvance(lines.back() + separator + part) <= width) {
+            lines.back() += separator + part;
+        } else {
+            lines << part;
+        }
+    }
+    return lines.join('\n');
+}
+
 // Runs `save` with `caption` drawn in a row above the plot's layout, then takes the row away.
 template <typename Save>
 QString withCaption(QCustomPlot* plot, const QString& caption, Save save) {
@@ -160,7 +177,8 @@ QString withCaption(QCustomPlot* plot, const QString& caption, Save save) {
     }
     QCPLayoutGrid* layout = plot->plotLayout();
     layout->insertRow(0);
-    auto* text = new QCPTextElement(plot, caption, QFont("sans", 9));
+    const QFont font("sans", 9);
+    auto* text = new QCPTextElement(plot, fitCaption(caption, font, plot->width() - 8), font);
     text->setTextColor(plot->palette().color(QPalette::Text));
     layout->addElement(0, 0, text);
     layout->setRowStretchFactor(0, 0.001);
