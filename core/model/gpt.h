@@ -134,7 +134,7 @@ struct GptImpl : torch::nn::Module {
     // LastPosition, or the final hidden states before ln_f (B, T, C) for None. With a cache
     // (causal attention only) idx holds the tokens after the cached ones. `padding` (B, T) bool,
     // when defined, marks padding tokens: no token attends to one but the padding token itself
-    // (the masked objective); a cache keeps the mask for the tokens that follow.
+    // (the masked and next objectives); a cache keeps the mask for the tokens that follow.
     torch::Tensor forward(const torch::Tensor& idx, HiddenStates* capture = nullptr,
                           Head head = Head::AllPositions, KvCache* cache = nullptr,
                           const torch::Tensor& padding = {});

@@ -437,10 +437,11 @@ std::vector<Setting> makeTable() {
         choice({"objective", S::Training, "train/objective",
                 "lm: next-token loss on every position of windows; answer: the answer tokens "
                 "of left-padded examples; masked: the same with the padding masked out of "
-                "attention",
+                "attention; next: the authors' per-example training, each example cut at a "
+                "random point of its answer, the padding masked, the loss on the next token",
                 true},
                [](RunSpec& s) -> Objective& { return s.train.objective; },
-               {Objective::Lm, Objective::Answer, Objective::Masked}),
+               {Objective::Lm, Objective::Answer, Objective::Masked, Objective::Next}),
         choice({"precision", S::Training, "train/precision",
                 "matrix products in fp32 or bf16 (CPU autocast)", true},
                [](RunSpec& s) -> Precision& { return s.train.precision; },
@@ -490,7 +491,8 @@ std::vector<Setting> makeTable() {
             {"curriculum-steps",
              S::Training,
              "train/curriculum_steps",
-             "answer and masked objectives: the first N steps draw the shortest prompts first, "
+             "answer, masked and next objectives: the first N steps draw the shortest prompts "
+             "first, "
              "one more prompt length at each of equal stages (those holding a batch), then all",
              false,
              {},

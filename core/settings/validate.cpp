@@ -95,7 +95,7 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
             errors.push_back({"curriculum-steps",
                               std::to_string(c.curriculumSteps) +
                                   " with the lm objective, whose windows cut across examples "
-                                  "(allowed: 0, or the answer or masked {objective})"});
+                                  "(allowed: 0, or the answer, masked or next {objective})"});
         }
     }
     atMost(c.evalSamples <= c.data.testSize, "eval-samples", c.evalSamples,

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tasks/task.h"
 #include "tasks/vocab.h"
 
 namespace nope {
@@ -26,6 +27,10 @@ std::string trainingLine(TaskKind task, const Example& example) {
 
 int answerSequenceLength(TaskKind task) {
     return longestPrompt(task) + answerBudget(task);
+}
+
+std::string trainedAnswer(TaskKind task, const Example& example) {
+    return extractAnswer(task, example.answer);
 }
 
 BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Objective objective,
@@ -72,7 +77,16 @@ BatchSource::BatchSource(TaskKind task, const std::vector<Example>& examples, Ob
 }
 
 Batch BatchSource::next(int batchSize, int step) {
-    return m_objective == Objective::Lm ? nextWindows(batchSize) : nextAnswers(batchSize, step);
+    switch (m_objective) {
+        case Objective::Lm:
+            return nextWindows(batchSize);
+        case Objective::Next:
+            return nextCuts(batchSize, step);
+        case Objective::Answer:
+        case Objective::Masked:
+            break;
+    }
+    return nextAnswers(batchSize, step);
 }
 
 int64_t BatchSource::poolSize(int step) const {
@@ -111,7 +125,7 @@ Batch BatchSource::nextWindows(int batchSize) {
     return {inputs, targets, {}};
 }
 
-Batch BatchSource::nextAnswers(int batchSize, int step) {
+std::vector<Example> BatchSource::drawExamples(int batchSize, int step) {
     const int64_t pool = poolSize(step);
     const bool staged = pool < static_cast<int64_t>(m_examples.size());
     std::vector<Example> chosen;
@@ -120,7 +134,49 @@ Batch BatchSource::nextAnswers(int batchSize, int step) {
         const size_t drawn = uniformInt(m_rng, 0, pool - 1);
         chosen.push_back(m_examples[staged ? m_byLength[drawn] : drawn]);
     }
-    return answerBatch(chosen);
+    return chosen;
+}
+
+Batch BatchSource::nextAnswers(int batchSize, int step) {
+    return answerBatch(drawExamples(batchSize, step));
+}
+
+Batch BatchSource::nextCuts(int batchSize, int step) {
+    const std::vector<Example> chosen = drawExamples(batchSize, step);
+    std::vector<std::string> rows;
+    std::vector<char> following;  // each row's target
+    rows.reserve(chosen.size());
+    following.reserve(chosen.size());
+    size_t longest = 0;
+    for (const Example& e : chosen) {
+        const std::string answer = trainedAnswer(m_task, e);
+        if (answer.empty()) {
+            throw std::invalid_argument("example '" + e.text() + "' has no answer to cut");
+        }
+        // the answer tokens given: none (the row ends with '=') to all but the last
+        const size_t given = uniformInt(m_rng, 0, answer.size() - 1);
+        rows.push_back(e.prompt + answer.substr(0, given));
+        following.push_back(answer[given]);
+        longest = std::max(longest, rows.back().size());
+    }
+    const auto B = static_cast<int64_t>(rows.size());
+    const auto T = static_cast<int64_t>(longest);
+    auto inputs = torch::full({B, T}, vocab::encode(' '), torch::kLong);
+    auto targets = torch::full({B, T}, kIgnoreIndex, torch::kLong);
+    auto padding = torch::zeros({B, T}, torch::kBool);
+    int64_t* x = inputs.data_ptr<int64_t>();
+    int64_t* y = targets.data_ptr<int64_t>();
+    bool* pad = padding.data_ptr<bool>();
+    for (int64_t b = 0; b < B; ++b) {
+        const std::string& row = rows[b];
+        const int64_t first = T - static_cast<int64_t>(row.size());  // right-aligned
+        std::fill_n(pad + b * T, first, true);
+        for (size_t i = 0; i < row.size(); ++i) {
+            x[b * T + first + static_cast<int64_t>(i)] = vocab::encode(row[i]);
+        }
+        y[b * T + T - 1] = vocab::encode(following[b]);
+    }
+    return {inputs, targets, padding};
 }
 
 Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
@@ -136,7 +192,7 @@ Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
     int64_t* y = targets.data_ptr<int64_t>();
     torch::Tensor padding;
     bool* pad = nullptr;
-    if (m_objective == Objective::Masked) {
+    if (masksPadding(m_objective)) {
         padding = torch::zeros({B, T}, torch::kBool);
         pad = padding.data_ptr<bool>();
     }
@@ -150,7 +206,9 @@ Batch BatchSource::answerBatch(const std::vector<Example>& examples) const {
         if (pad) {
             std::fill_n(pad + b * T, P - e.prompt.size(), true);
         }
-        const int64_t answerEnd = static_cast<int64_t>(line.size());  // exclusive
+        // exclusive; next never trains the terminator, the line's last character
+        const int64_t answerEnd =
+            static_cast<int64_t>(line.size()) - (m_objective == Objective::Next ? 1 : 0);
         line.resize(L, '\n');
         for (int64_t t = 0; t < T; ++t) {
             x[b * T + t] = vocab::encode(line[t]);

@@ -7,8 +7,12 @@
 //           common length; targets only on the answer and its terminator, -1 elsewhere.
 //   masked  as answer, and the batch marks the left padding for the model to mask out of
 //           attention.
-// A curriculum (answer and masked objectives) makes the first steps draw from the examples with
-// the shortest prompts: see Curriculum.
+//   next    the authors' per-example rows: random examples, each cut at a uniformly drawn point
+//           of its answer (from the prompt alone to all but the answer's last token), left-padded
+//           with ' ' to the batch's longest row, the padding marked; the one target is the next
+//           answer token, at the last position. The terminator is never a target.
+// A curriculum (answer, masked and next objectives) makes the first steps draw from the examples
+// with the shortest prompts: see Curriculum.
 #pragma once
 
 #include <torch/torch.h>
@@ -27,7 +31,7 @@ inline constexpr int64_t kIgnoreIndex = -1;  // target of positions without loss
 struct Batch {
     torch::Tensor inputs;   // (B, T) int64
     torch::Tensor targets;  // (B, T) int64, kIgnoreIndex where no loss
-    torch::Tensor padding;  // (B, T) bool, the left padding; defined for the masked objective
+    torch::Tensor padding;  // (B, T) bool, the left padding; defined for masked and next
 };
 
 // Rows [first, first + count) of every tensor of the batch (views, no copy).
@@ -40,6 +44,8 @@ int64_t targetTokens(const Batch& batch);
 std::string trainingLine(TaskKind task, const Example& example);
 // Length every answer-objective sequence is padded to: longest prompt + answer budget.
 int answerSequenceLength(TaskKind task);
+// The answer tokens the next objective trains: the answer without its terminator.
+std::string trainedAnswer(TaskKind task, const Example& example);
 
 // Over the first `steps` steps the batches draw from the shorter examples only. The stages are
 // the prompt lengths below the longest whose examples, with all shorter ones, fill at least
@@ -72,7 +78,9 @@ public:
     // The curriculum's stages in order (none when it is off); all examples after the last.
     std::vector<CurriculumStage> curriculumStages() const;
     // Every example once, in order, in answer-objective form (for the test loss), with the
-    // padding marked for the masked objective.
+    // padding marked for the masked and next objectives. For next the targets leave out the
+    // terminator: every cut point of every example at once (with causal attention and the
+    // padding masked, the loss at each answer token is that of the row cut there).
     Batch answerBatch(const std::vector<Example>& examples) const;
 
     // The RNG state as text, for checkpoints.
@@ -82,6 +90,8 @@ public:
 private:
     Batch nextWindows(int batchSize);
     Batch nextAnswers(int batchSize, int step);
+    Batch nextCuts(int batchSize, int step);
+    std::vector<Example> drawExamples(int batchSize, int step);
 
     TaskKind m_task;
     const std::vector<Example>& m_examples;

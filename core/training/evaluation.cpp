@@ -118,6 +118,12 @@ std::vector<PromptAnswer> answerPrompts(GptImpl& model, TaskKind task,
     return out;
 }
 
+std::string answerRead(TaskKind task, Objective objective, const std::string& continuation,
+                       const std::string& expected) {
+    return objective == Objective::Next ? continuation.substr(0, expected.size())
+                                        : extractAnswer(task, continuation);
+}
+
 Evaluator::Evaluator(TaskKind task, const std::vector<Example>& testSet,
                      std::vector<Example> examples, Objective objective, int windowLength,
                      bool bf16, torch::Device device)
@@ -154,7 +160,7 @@ bool Evaluator::decodeAll(GptImpl& model, std::vector<std::string>& produced,
                 texts.push_back(inputs[members[m]]);
             }
             torch::Tensor padding;
-            if (m_objective == Objective::Masked) {
+            if (masksPadding(m_objective)) {
                 padding = leadingPadding(texts, m_examples, members, start).to(m_device);
             }
             const auto generated =
@@ -218,16 +224,17 @@ EvalResult Evaluator::evaluate(GptImpl& model, const std::atomic<bool>* cancel) 
     std::map<int, LengthAccuracy> byLength;
     for (size_t i = 0; i < m_examples.size(); ++i) {
         const Example& e = m_examples[i];
-        const bool ok = isCorrect(m_task, e, produced[i]);
-        const int length = static_cast<int>(extractAnswer(m_task, e.answer).size());
+        const std::string expected = extractAnswer(m_task, e.answer);
+        const std::string answer = answerRead(m_task, m_objective, produced[i], expected);
+        const bool ok = answer == expected;
+        const int length = static_cast<int>(expected.size());
         auto& bucket = byLength[length];
         bucket.answerLength = length;
         bucket.correct += ok ? 1 : 0;
         bucket.total += 1;
         result.correct += ok ? 1 : 0;
         if (result.predictions.size() < kShownPredictions) {
-            result.predictions.push_back(
-                {e.prompt, e.answer, extractAnswer(m_task, produced[i]), ok});
+            result.predictions.push_back({e.prompt, e.answer, answer, ok});
         }
     }
     result.total = static_cast<int>(m_examples.size());

@@ -17,7 +17,7 @@ namespace nope {
 
 // Greedy continuation: prompts (B, P) int64 -> the next `steps` tokens (B, steps). Uses a
 // key/value cache under causal attention, full recomputation otherwise. `padding` (B, P) bool,
-// when defined, masks the prompts' padding out of attention (the masked objective).
+// when defined, masks the prompts' padding out of attention (the masked and next objectives).
 torch::Tensor greedyDecode(GptImpl& model, const torch::Tensor& prompts, int steps,
                            const torch::Tensor& padding = {});
 
@@ -28,12 +28,20 @@ std::vector<PromptAnswer> answerPrompts(GptImpl& model, TaskKind task,
                                         const std::vector<std::string>& prompts,
                                         const torch::Tensor& tokens);
 
+// The answer a continuation gives, as the evaluation reads it: cut at the task's terminator,
+// except for a model trained with the next objective, which never learned the terminator: its
+// first characters, as many as `expected` has.
+std::string answerRead(TaskKind task, Objective objective, const std::string& continuation,
+                       const std::string& expected);
+
 class Evaluator {
 public:
     // `examples` is the (fixed) test subset that is decoded, and for the answer objective
     // scored; the lm test loss uses windows of `testSet`, which must outlive the evaluator.
     // Decoding inputs follow the objective's training format: left-padded prompts for
-    // `answer`, "\n" + prompt (grouped by length) for `lm`.
+    // `answer`, `masked` and `next` (the padding masked for the last two), "\n" + prompt
+    // (grouped by length) for `lm`. A `next` model never learned the terminator: its answer is
+    // the continuation's first characters, as many as the expected answer has.
     Evaluator(TaskKind task, const std::vector<Example>& testSet, std::vector<Example> examples,
               Objective objective, int windowLength, bool bf16, torch::Device device);
     Evaluator(const Evaluator&) = delete;

@@ -6,8 +6,10 @@ namespace nope {
 
 namespace {
 
-constexpr EnumName<Objective> kObjectives[] = {
-    {Objective::Lm, "lm"}, {Objective::Answer, "answer"}, {Objective::Masked, "masked"}};
+constexpr EnumName<Objective> kObjectives[] = {{Objective::Lm, "lm"},
+                                               {Objective::Answer, "answer"},
+                                               {Objective::Masked, "masked"},
+                                               {Objective::Next, "next"}};
 constexpr EnumName<Precision> kPrecisions[] = {{Precision::Fp32, "fp32"},
                                                {Precision::Bf16, "bf16"}};
 constexpr EnumName<DeviceKind> kDevices[] = {{DeviceKind::Cpu, "cpu"}, {DeviceKind::Cuda, "cuda"}};

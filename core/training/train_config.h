@@ -19,7 +19,10 @@ namespace nope {
 // answer: whole examples left-padded to one length, loss on the answer tokens only.
 // masked: as answer, with the left padding masked out of attention (no token attends to a
 // padding token but the padding itself), as the authors' per-example training does.
-enum class Objective { Lm, Answer, Masked };
+// next: the authors' per-example training (`causal_training=False`): each row one example cut
+// at a random point of its answer, left-padded with the padding masked out of attention, the
+// loss on the single next token (never the terminator, which this objective does not train).
+enum class Objective { Lm, Answer, Masked, Next };
 enum class Precision { Fp32, Bf16 };
 enum class DeviceKind { Cpu, Cuda };
 
@@ -55,6 +58,11 @@ struct TrainConfig {
     int threads = 0;         // CPU threads; 0 = all cores
     DataConfig data;         // dataset sizes and seed
 };
+
+// Whether the objective's rows mark their left padding, which attention then masks out.
+constexpr bool masksPadding(Objective objective) {
+    return objective == Objective::Masked || objective == Objective::Next;
+}
 
 std::string toString(Objective objective);
 std::string toString(Precision precision);

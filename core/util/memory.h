@@ -24,7 +24,10 @@ struct MemoryEstimate {
 // Training at `batch` sequences of `tokens`: weights, gradients, AdamW's moments and the
 // activations kept for the backward pass (per layer and token about 34 x width plus 5 x heads x
 // tokens values, 4 bytes each in fp32, about 3 in bf16 where the products' copies are bf16).
-MemoryEstimate trainingMemory(const ModelConfig& model, int batch, int tokens, bool bf16);
+// `maskedPadding`: the rows' padding is masked out of attention (the masked and next
+// objectives), whose attention keeps its scores, mask and softmax in fp32 besides.
+MemoryEstimate trainingMemory(const ModelConfig& model, int batch, int tokens, bool bf16,
+                              bool maskedPadding = false);
 // Analysis: the weights and one forward pass of `batch` sequences with every hidden state kept.
 MemoryEstimate analysisMemory(const ModelConfig& model, int batch, int tokens);
 

@@ -261,7 +261,8 @@ TEST_F(Cli, TrainRejectsBadFlagsAndWritesNothing) {
         const char* args;
         const char* mentions;
     } cases[] = {
-        {"--objective words", "--objective: 'words' is not allowed (allowed: lm, answer, masked)"},
+        {"--objective words",
+         "--objective: 'words' is not allowed (allowed: lm, answer, masked, next)"},
         {"--precision fp16", "--precision: 'fp16' is not allowed (allowed: fp32, bf16)"},
         {"--device cuda", "--device: cuda is not available"},
         {"--preset slow", "--preset: 'slow' is not allowed (allowed: quick, paper)"},

@@ -145,7 +145,7 @@ TEST(Form, ACurriculumAsksForWholeExamples) {
     typeInto(form.field("curriculum-steps"), "500");
     EXPECT_EQ(form.fieldError("curriculum-steps"),
               "500 with the lm objective, whose windows cut across examples (allowed: 0, or the "
-              "answer or masked objective)");
+              "answer, masked or next objective)");
     EXPECT_TRUE(form.editor("curriculum-steps")->isVisibleTo(&form));
     if (const QByteArray dir = qgetenv("NOPESCOPE_FORM_PNG"); !dir.isEmpty()) {
         form.resize(420, form.sizeHint().height());

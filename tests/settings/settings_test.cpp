@@ -199,7 +199,7 @@ TEST(Settings, CurriculumNeedsWholeExamples) {
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(describeForCli(errors.front()),
               "--curriculum-steps: 500 with the lm objective, whose windows cut across examples "
-              "(allowed: 0, or the answer or masked --objective)");
+              "(allowed: 0, or the answer, masked or next --objective)");
     spec.train.objective = Objective::Masked;
     EXPECT_TRUE(validate(spec).empty());
     const RunSpec back = runSpecFromJson(toJson(spec));

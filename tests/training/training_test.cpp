@@ -15,9 +15,12 @@
 #include "analysis/analyzer.h"
 #include "model/fast_ops.h"
 #include "model/init.h"
+#include "tasks/batch.h"
+#include "tasks/task.h"
 #include "tasks/vocab.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
+#include "util/stopwatch.h"
 
 namespace nope {
 namespace {
@@ -186,6 +189,117 @@ TEST(Batches, MaskedObjectiveMarksTheLeftPadding) {
     }
 }
 
+// The authors' per-example rows: an example cut at a uniform point of its answer, right-aligned
+// behind space padding that is marked, the next answer token the one target, never the
+// terminator.
+TEST(Batches, NextCutsEachExampleInItsAnswerAndScoresTheNextToken) {
+    for (TaskKind task : {TaskKind::Reversal, TaskKind::Addition}) {
+        SCOPED_TRACE(taskName(task));
+        const TaskData data = makeTaskData(task, DataConfig{200, 10, 1});
+        std::map<std::string, std::string> answerOf;  // prompt -> answer without terminator
+        size_t longestAnswer = 0;
+        for (const Example& e : data.train) {
+            answerOf[e.prompt] = trainedAnswer(task, e);
+            longestAnswer = std::max(longestAnswer, answerOf[e.prompt].size());
+        }
+        BatchSource source(task, data.train, Objective::Next, 40, 9);
+        std::map<size_t, int> cuts;  // answer tokens given -> rows
+        for (int draw = 0; draw < 20; ++draw) {
+            const Batch batch = source.next(64);
+            const int64_t T = batch.inputs.size(1);
+            ASSERT_TRUE(batch.padding.defined());
+            EXPECT_EQ(batch.padding.select(1, 0).logical_not().any().item<bool>(), true)
+                << "the longest row has no padding";
+            for (int64_t b = 0; b < 64; ++b) {
+                const int64_t pad = batch.padding[b].sum().item<int64_t>();
+                ASSERT_TRUE(batch.padding[b].slice(0, 0, pad).all().item<bool>());  // a prefix
+                std::string row;
+                for (int64_t t = 0; t < T; ++t) {
+                    const char c = vocab::decode(batch.inputs[b][t].item<int64_t>());
+                    if (t < pad) {
+                        EXPECT_EQ(c, ' ');
+                    } else {
+                        row += c;
+                    }
+                }
+                // one target, at the last position
+                EXPECT_EQ(targetTokens(rowsOf(batch, b, 1)), 1);
+                const int64_t target = batch.targets[b][T - 1].item<int64_t>();
+                const std::string prompt = row.substr(0, row.find('=') + 1);
+                ASSERT_EQ(answerOf.count(prompt), 1u) << row;
+                const std::string& answer = answerOf[prompt];
+                const size_t given = row.size() - prompt.size();
+                ASSERT_LT(given, answer.size());  // at most all but the last answer token
+                EXPECT_EQ(row.substr(prompt.size()), answer.substr(0, given));
+                EXPECT_EQ(vocab::decode(target), answer[given]);  // never '$' or '\n'
+                ++cuts[given];
+            }
+        }
+        // every cut point is drawn, about equally (1,280 rows)
+        if (task == TaskKind::Reversal) {
+            for (size_t k = 0; k < longestAnswer; ++k) {
+                EXPECT_GT(cuts[k], 40) << "cut " << k;
+            }
+        }
+        // the test loss's batch: every cut point at once, the terminator left out
+        const std::vector<Example> examples = {data.train[0], data.train[1]};
+        const Batch all = source.answerBatch(examples);
+        ASSERT_TRUE(all.padding.defined());
+        for (size_t b = 0; b < examples.size(); ++b) {
+            std::string targets;
+            for (int64_t t = 0; t < all.targets.size(1); ++t) {
+                const int64_t y = all.targets[b][t].item<int64_t>();
+                if (y != kIgnoreIndex) {
+                    targets += vocab::decode(y);
+                }
+            }
+            EXPECT_EQ(targets, trainedAnswer(task, examples[b]));
+        }
+    }
+}
+
+// A next model never learned the terminator: its answer is its first characters, as many as
+// the expected one has; the other objectives' answers end at the terminator.
+TEST(Evaluation, NextReadsAsManyCharactersAsTheAnswerHas) {
+    EXPECT_EQ(answerRead(TaskKind::Reversal, Objective::Next, "4321789", "4321"), "4321");
+    EXPECT_EQ(answerRead(TaskKind::Reversal, Objective::Next, "43", "4321"), "43");
+    EXPECT_EQ(answerRead(TaskKind::Reversal, Objective::Answer, "4321789", "4321"), "4321789");
+    EXPECT_EQ(answerRead(TaskKind::Reversal, Objective::Masked, "4321\n89", "4321"), "4321");
+    EXPECT_EQ(answerRead(TaskKind::Addition, Objective::Lm, "975$12", "975"), "975");
+    EXPECT_EQ(answerRead(TaskKind::Addition, Objective::Next, "975$12", "975"), "975");
+}
+
+// The test loss of next reads every cut point from one teacher-forced pass: with causal
+// attention and the padding masked, the logits at an answer token are those of the row cut there.
+TEST(Batches, NextTestLossIsTheLossOfEveryCut) {
+    torch::manual_seed(3);
+    Gpt model(tinyModel());
+    initializeWeights(*model);
+    model->eval();
+    torch::NoGradGuard noGrad;
+    const TaskKind task = TaskKind::Reversal;
+    const TaskData data = makeTaskData(task, DataConfig{50, 10, 1});
+    BatchSource source(task, data.train, Objective::Next, 40, 9);
+    const Example& e = data.train[0];
+    const Batch whole = source.answerBatch({e});
+    const auto wholeLogits =
+        model->forward(whole.inputs, nullptr, Head::AllPositions, nullptr, whole.padding);
+    const std::string answer = trainedAnswer(task, e);
+    const int P = longestPrompt(task);
+    for (size_t given = 0; given < answer.size(); ++given) {
+        const std::string row = std::string(3, ' ') + e.prompt + answer.substr(0, given);
+        auto padding = torch::zeros({1, static_cast<int64_t>(row.size())}, torch::kBool);
+        padding[0].slice(0, 0, 3).fill_(true);
+        const auto cut =
+            model->forward(encodeBatch({row}), nullptr, Head::AllPositions, nullptr, padding);
+        const auto atCut = cut[0][static_cast<int64_t>(row.size()) - 1];
+        const auto inWhole = wholeLogits[0][P - 1 + static_cast<int64_t>(given)];
+        EXPECT_TRUE(torch::allclose(atCut, inWhole, 1e-4, 1e-5)) << "cut " << given;
+        EXPECT_EQ(whole.targets[0][P - 1 + static_cast<int64_t>(given)].item<int64_t>(),
+                  vocab::encode(answer[given]));
+    }
+}
+
 // With the padding masked, what stands in the padding cannot change any other position: the
 // logits after the padding, and the decoded answers, are the same whatever the padding holds.
 TEST(Decoding, MaskedPaddingIsInvisible) {
@@ -274,14 +388,17 @@ TEST(Trainer, TinyModelLearnsATinyTask) {
 
 TEST(Trainer, MaskedObjectiveTrains) {
     const ModelConfig m = tinyModel();
-    Trainer trainer(TaskKind::Addition, m, tinyTrain(Objective::Masked));
-    const double first = trainer.stepOnce();
-    double last = first;
-    for (int i = 0; i < 15; ++i) {
-        last = trainer.stepOnce();
+    for (Objective objective : {Objective::Masked, Objective::Next}) {
+        SCOPED_TRACE(toString(objective));
+        Trainer trainer(TaskKind::Addition, m, tinyTrain(objective));
+        const double first = trainer.stepOnce();
+        double last = first;
+        for (int i = 0; i < 15; ++i) {
+            last = trainer.stepOnce();
+        }
+        EXPECT_TRUE(std::isfinite(last));
+        EXPECT_LT(last, first);
     }
-    EXPECT_TRUE(std::isfinite(last));
-    EXPECT_LT(last, first);
 }
 
 // bf16 steps with the products emulated (fp32 kernels on bf16-rounded operands, as on CPUs
@@ -643,6 +760,26 @@ TEST(Trainer, TicksSayTheStepBetweenEvaluationsAndAtAPause) {
     EXPECT_EQ(ticks.front().totalSteps, endlessTrain().steps);
     EXPECT_EQ(ticks.back().step, pausedAt);  // the pause's own
     EXPECT_TRUE(ticks.back().analysis.rows.empty());
+}
+
+// After the first, the ticks come a second apart or more, however fast the steps are.
+TEST(Trainer, TicksComeAboutOnceASecond) {
+    Trainer trainer(TaskKind::Addition, tinyModel(), endlessTrain());
+    std::vector<SteadyClock::time_point> at;
+    TrainerCallbacks callbacks;
+    callbacks.ticked = [&](const Snapshot&) { at.push_back(SteadyClock::now()); };
+    const auto start = SteadyClock::now();
+    callbacks.stepEnded = [&](int) {
+        if (secondsSince(start) > 2.5) {
+            trainer.control().requestStop();
+        }
+    };
+    trainer.run(callbacks);
+    ASSERT_GE(at.size(), 2u);
+    EXPECT_LE(at.size(), 4u);  // the first step's, then at most one a second
+    for (size_t k = 1; k < at.size(); ++k) {
+        EXPECT_GE(std::chrono::duration<double>(at[k] - at[k - 1]).count(), kTickSeconds * 0.99);
+    }
 }
 
 TEST(RunControl, TasksRunInOrderAndPauseBlocksUntilResumed) {
