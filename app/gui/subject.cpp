@@ -73,13 +73,18 @@ std::string specKey(const RunSpec& spec) {
     return j.dump();
 }
 
-QString originText(const Subject& s) {
+QString originText(const Subject& s, bool brief) {
+    // the line names the path in full; titles and captions only its last part
+    const QString name = brief ? fileNameOf(s.path) : s.path;
     switch (s.origin) {
         case SubjectOrigin::None:
-            return "no model";
+            return brief ? QString() : "no model";
         case SubjectOrigin::Initialized:
-            return "the form's model at initialization";
+            return brief ? "at initialization" : "the form's model at initialization";
         case SubjectOrigin::Trained:
+            if (brief) {
+                return QString("run %1").arg(name);
+            }
             if (s.path.isEmpty()) {
                 return "a run stopped before it wrote its folder";
             }
@@ -87,11 +92,12 @@ QString originText(const Subject& s) {
                        ? QString("run %1").arg(fileNameOf(s.path))
                        : QString("run %1, continued from %2").arg(fileNameOf(s.path), s.source);
         case SubjectOrigin::OpenedRun:
-            return QString("run folder %1 (opened)").arg(s.path);
+            return brief ? QString("run folder %1").arg(name)
+                         : QString("run folder %1 (opened)").arg(name);
         case SubjectOrigin::ModelFile:
-            return QString("model file %1").arg(s.path);
+            return QString("model file %1").arg(name);
         case SubjectOrigin::Checkpoint:
-            return QString("checkpoint %1").arg(s.path);
+            return QString("checkpoint %1").arg(name);
     }
     return {};
 }
@@ -127,22 +133,8 @@ QString subjectTitle(const Subject& s, int shown) {
     if (s.empty()) {
         return "NoPEScope";
     }
-    QString what;
-    switch (s.origin) {
-        case SubjectOrigin::Initialized:
-            what = "at initialization";
-            break;
-        case SubjectOrigin::Trained:
-        case SubjectOrigin::OpenedRun:
-            what = fileNameOf(s.path);
-            break;
-        case SubjectOrigin::ModelFile:
-        case SubjectOrigin::Checkpoint:
-            what = fileNameOf(s.path);
-            break;
-        case SubjectOrigin::None:
-            break;
-    }
+    const QString what =
+        s.origin == SubjectOrigin::Initialized ? originText(s, true) : fileNameOf(s.path);
     QString title =
         QString("NoPEScope: %1, %2").arg(QString::fromStdString(taskName(s.spec.task)), what);
     if (shown >= 0 && !(s.origin == SubjectOrigin::ModelFile && s.step < 0)) {
@@ -155,27 +147,7 @@ QString subjectCaption(const Subject& s, int shown) {
     if (s.empty()) {
         return {};
     }
-    QString origin;
-    switch (s.origin) {
-        case SubjectOrigin::Initialized:
-            origin = "at initialization";
-            break;
-        case SubjectOrigin::Trained:
-            origin = QString("run %1").arg(fileNameOf(s.path));
-            break;
-        case SubjectOrigin::OpenedRun:
-            origin = QString("run folder %1").arg(fileNameOf(s.path));
-            break;
-        case SubjectOrigin::ModelFile:
-            origin = QString("model file %1").arg(fileNameOf(s.path));
-            break;
-        case SubjectOrigin::Checkpoint:
-            origin = QString("checkpoint %1").arg(fileNameOf(s.path));
-            break;
-        case SubjectOrigin::None:
-            break;
-    }
-    QString caption = shapeText(s.spec) + " · " + origin;
+    QString caption = shapeText(s.spec) + " · " + originText(s, /*brief=*/true);
     if (s.origin == SubjectOrigin::ModelFile && s.step < 0) {
         caption += " · step unknown";
     } else if (shown >= 0) {

@@ -39,8 +39,9 @@ struct Subject {
 // The settings as text without the preset's name: equal for two specs of the same model.
 std::string specKey(const RunSpec& spec);
 
-// "the form's model at init", "run window-reversal-quick-...", "model file best.pt", ...
-QString originText(const Subject& subject);
+// "the form's model at init", "run window-reversal-quick-...", "model file /runs/x/best.pt", ...;
+// `brief`: the shorter form of titles and captions ("at initialization", "model file best.pt").
+QString originText(const Subject& subject, bool brief = false);
 // The line above the views: the task and shape, where it came from, the step shown (`shown`,
 // -1 when no snapshot is shown) against the newest, and what it is doing. `formDiffers`: the form
 // no longer describes it (its next Initialize or Train builds another model).
