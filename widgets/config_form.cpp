@@ -60,6 +60,13 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
     m_preset->setToolTip("quick: minutes on a CPU; paper: the authors' setup; custom: your edits");
     taskForm->addRow("preset", m_preset);
     outer->addWidget(taskBox);
+    m_estimate = new QLabel(this);
+    m_estimate->setWordWrap(true);
+    m_estimate->setToolTip(
+        "the run's wall time on this machine, from a short timing of its step, an evaluation "
+        "and an analysis; nopescope-cli train --check times it in full");
+    m_estimate->hide();
+    outer->addWidget(m_estimate);
 
     m_point = new QComboBox(this);
     for (CapturePoint p : allCapturePoints()) {
@@ -94,6 +101,15 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
     connectChoices();
     applyPreset();
     revalidate();
+}
+
+void ConfigForm::setEstimate(const QString& text) {
+    m_estimate->setText(text);
+    m_estimate->setVisible(!text.isEmpty());
+}
+
+QString ConfigForm::estimate() const {
+    return m_estimate->text();
 }
 
 // Task and preset refill the form; the probe preset refills the probe rows.

@@ -49,6 +49,11 @@ public:
     QComboBox* taskChoice() const { return m_task; }
     QComboBox* presetChoice() const { return m_preset; }
 
+    // A line under the task and preset on what the run will cost (the window's estimate of a
+    // long run's wall time); empty hides it.
+    void setEstimate(const QString& text);
+    QString estimate() const;
+
     // Session files: the spec plus the display choices, as JSON text.
     QByteArray sessionJson() const;
     // Returns an error message, empty on success; the form is unchanged on failure.
@@ -86,6 +91,7 @@ private:
     QComboBox* m_point;
     QComboBox* m_probePreset;
     QLabel* m_otherErrors;
+    QLabel* m_estimate;
     RunSpec m_spec;
     FieldErrors m_errors;
     bool m_filling = false;

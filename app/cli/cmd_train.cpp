@@ -15,6 +15,7 @@
 #include "run/run_folder.h"
 #include "training/data_parallel.h"
 #include "training/presets.h"
+#include "training/run_cost.h"
 #include "training/run_recorder.h"
 #include "training/trainer.h"
 #include "util/error_text.h"
@@ -23,6 +24,7 @@
 #include "util/memory.h"
 #include "util/parse_number.h"
 #include "util/runtime.h"
+#include "util/stopwatch.h"
 
 namespace nope::cli {
 
@@ -134,16 +136,63 @@ void printCurriculum(const std::vector<CurriculumStage>& stages, int steps, int 
     }
 }
 
+// `train --check`: how the step runs here, what it costs, and the run's wall time at that rate.
+void printPlan(Trainer& trainer, double budgetSeconds) {
+    const TrainConfig& t = trainer.trainConfig();
+    const TrainingPlan plan = trainingPlan(trainer.spec());
+    const int parts = trainer.microBatches();
+    std::printf("plan: batch %s in %s (%s)\n", withCommas(t.batchSize).c_str(),
+                parts == 1 ? "one piece"
+                           : (std::to_string(parts) + " micro-batches of up to " +
+                              withCommas(plan.rows) + " rows, gradients accumulated")
+                                 .c_str(),
+                t.microBatches == 0 ? "--micro-batches 0: as few as fit in memory"
+                                    : "set by --micro-batches");
+    std::printf(
+        "memory: about %s at a time (weights %s, gradients %s, optimizer state %s, "
+        "activations %s); %s\n",
+        bytesText(plan.memory.total()).c_str(), bytesText(plan.memory.weights).c_str(),
+        bytesText(plan.memory.gradients).c_str(), bytesText(plan.memory.optimizer).c_str(),
+        bytesText(plan.memory.activations).c_str(),
+        plan.available ? (bytesText(*plan.available) + " available").c_str()
+                       : "available memory unknown");
+    std::printf("timing the step on %d thread(s) for about %.3g s...\n",
+                t.threads > 0 ? t.threads : availableCores(), budgetSeconds);
+    std::fflush(stdout);
+    RunCostOptions options;
+    options.stepSeconds = budgetSeconds;
+    const RunCost cost = estimateRunCost(trainer, options);
+    std::printf(
+        "step: %.3g s (%d forward and backward pass(es) of %s rows timed%s, times %d, "
+        "and the optimizer step)\n",
+        cost.step.secondsPerStep, cost.step.partsTimed, withCommas(cost.step.rowsTimed).c_str(),
+        cost.step.partsTimed > 1 ? ", the first a warm-up" : "", parts);
+    std::printf(
+        "evaluation: %.3g s for %s test examples (%s of them timed); snapshot: %.3g s; "
+        "init or final analysis: %.3g s",
+        cost.evaluation, withCommas(cost.evalExamples).c_str(), withCommas(cost.evalTimed).c_str(),
+        cost.snapshot, cost.analysis);
+    if (t.probeEvery > 0) {
+        std::printf("; probes: %.3g s", cost.probe);
+    }
+    std::printf("\nestimate: %s\n", describe(cost).c_str());
+}
+
 struct RunPlan {
     std::unique_ptr<Trainer> trainer;
     fs::path out;
     std::string preset;
     bool resumed = false;
-    bool checkOnly = false;  // --check: everything parsed and checked, the trainer built; no run
+    bool checkOnly = false;     // --check: everything parsed and checked, the trainer built; no run
+    double checkSeconds = 5.0;  // --check-time: how long --check times the step (0: not at all)
     bool distributed = false;
     std::optional<Rendezvous> rendezvous;  // --distributed: this process's place in the group
     bool writes() const { return !rendezvous || rendezvous->rank == 0; }  // the run folder
 };
+
+constexpr const char* kCheckTimeHelp =
+    "with --check: time the step for about this long, then print the plan (micro-batches, "
+    "memory, seconds per step) and the run's estimated wall time; 0 prints nothing";
 
 constexpr const char* kDistributedHelp =
     "train one model on the processes of a torchrun-style launch (MASTER_ADDR, MASTER_PORT, "
@@ -177,11 +226,13 @@ std::optional<int> planResume(const Args& args, RunPlan& plan) {
                  1, 10000000);
     flags.addInt("threads", &threads, "CPU threads (0 = all cores)", 0, 256);
     flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
+    flags.addDouble("check-time", &plan.checkSeconds, kCheckTimeHelp, 0.0, 3600.0);
     flags.addSwitch("distributed", &plan.distributed, kDistributedHelp);
     if (auto error = flags.parse(args)) {
         return usageError("train", *error + (error->find("unknown flag") == 0
                                                  ? "; with --resume only --steps, --threads, "
-                                                   "--distributed and --check apply"
+                                                   "--distributed, --check and --check-time "
+                                                   "apply"
                                                  : ""));
     }
     if (flags.helpRequested()) {
@@ -260,6 +311,7 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "DIR");
     flags.addString("resume", &out, "continue the run in DIR (see the second usage line)", "DIR");
     flags.addSwitch("check", &plan.checkOnly, kCheckHelp);
+    flags.addDouble("check-time", &plan.checkSeconds, kCheckTimeHelp, 0.0, 3600.0);
     flags.addSwitch("distributed", &plan.distributed, kDistributedHelp);
     if (auto error = flags.parse(args)) {
         return usageError("train", *error);
@@ -418,6 +470,9 @@ int runTrain(const Args& args) {
         return *planned;
     }
     if (plan.checkOnly) {
+        if (plan.checkSeconds > 0.0 && plan.trainer) {
+            printPlan(*plan.trainer, plan.checkSeconds);
+        }
         return kExitOk;
     }
     Trainer& trainer = *plan.trainer;
@@ -446,6 +501,13 @@ int runTrain(const Args& args) {
         toString(m.positional).c_str(), toString(m.attention).c_str(),
         toString(t.objective).c_str(), precisionText(t.precision).c_str(), t.batchSize,
         t.learningRate, t.steps, plan.out.c_str());
+    if (trainer.microBatches() > 1) {
+        std::printf(
+            "micro-batches: each step's batch in %d parts, their gradients accumulated "
+            "(%s)\n\n",
+            trainer.microBatches(),
+            t.microBatches == 0 ? "as few as fit in memory" : "--micro-batches");
+    }
     printCurriculum(trainer.curriculumStages(), t.curriculumSteps, t.steps);
     if (plan.rendezvous) {
         std::printf("data parallel: %d processes, each trains on %d of the batch's %d rows\n\n",

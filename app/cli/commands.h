@@ -18,8 +18,8 @@ using Args = std::vector<std::string>;
 // The help of --check (analyze, probe, train): the sweep checks every command this way before it
 // runs any.
 inline constexpr const char* kCheckHelp =
-    "parse and check every flag, then exit (status 0, or 2 with the problem) without doing any "
-    "work";
+    "parse and check every flag, then exit (status 0, or 2 with the problem) without training, "
+    "analysing or writing anything";
 
 int runInfo(const Args& args);
 int runAnalyze(const Args& args);

@@ -156,6 +156,9 @@ Args SweepPlan::argsFor(const Part& part, const study::SweepRun& run, bool forCh
     args.insert(args.end(), {"--out", forCheck ? out.string() + ".check" : out.string()});
     if (forCheck) {
         args.push_back("--check");
+        if (part.kind == Kind::Train) {
+            args.insert(args.end(), {"--check-time", "0"});  // checked, not timed
+        }
     }
     return args;
 }
@@ -186,6 +189,9 @@ std::vector<bool> SweepPlan::takenBy(Kind kind, const std::vector<FlagGroup>& gr
             }
         }
         args.insert(args.end(), {"--out", scratch.string(), "--check"});
+        if (kind == Kind::Train) {
+            args.insert(args.end(), {"--check-time", "0"});
+        }
         const Checked checked = checkQuietly(kindRun(k), args);
         const auto unknown = unknownFlag(checked.message);
         if (checked.status != kExitUsage || !unknown) {

@@ -24,6 +24,7 @@
 #include "gui/ablation_job.h"
 #include "gui/export_menu.h"
 #include "gui/mechanism_model.h"
+#include "gui/run_cost_estimate.h"
 #include "gui/sweep_runner.h"
 #include "run/run_folder.h"
 #include "util/error_text.h"
@@ -100,11 +101,13 @@ MainWindow::MainWindow(QWidget* parent)
       m_slider(new QSlider(Qt::Horizontal)),
       m_sliderText(new QLabel("no snapshots yet")),
       m_view(new QComboBox),
-      m_fixedRange(new QCheckBox("colour range [-1, 1]")) {
+      m_fixedRange(new QCheckBox("colour range [-1, 1]")),
+      m_costEstimate(new RunCostEstimate(this)) {
     setWindowTitle("NoPEScope");
     ui::rememberSystemTheme();
 
     buildLayout();
+    connect(m_costEstimate, &RunCostEstimate::estimated, this, &MainWindow::onCostEstimated);
     resize(defaultSize());
     m_redrawTimer.setSingleShot(true);  // at most 10 redraws a second, whatever the snapshot rate
     m_reinitTimer.setSingleShot(true);  // a task chosen with the keyboard passes others on its way

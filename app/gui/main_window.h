@@ -52,6 +52,7 @@ namespace nope::gui {
 
 class AblationJob;
 class MechanismModel;
+class RunCostEstimate;
 class ExportMenu;
 class SweepRunner;
 
@@ -105,6 +106,7 @@ public:
     // What the window shows (gui/subject.h), and the line above the views that names it.
     const Subject& subject() const { return m_subject; }
     QString subjectText() const;
+    RunCostEstimate* costEstimate() const { return m_costEstimate; }
     // The step of the snapshot on screen; -1 when none is.
     int shownStep() const;
     // Closing during a step that outlasts 1.5 s ends the process at once (the default); tests
@@ -206,6 +208,9 @@ private:
     void onRunFinished(const QString& message, bool ok, bool stopped);
     void onStateChanged(TrainingController::State state);
     void onFormChanged();
+    // The form's estimate of the run's wall time (gui/run_cost_estimate.h), shown from an hour.
+    void estimateCost();
+    void onCostEstimated(const QString& key, double seconds, const QString& text);
     void onTick(const Snapshot& progress);
     void updateExploreModel();
     void applyEmptyTexts();
@@ -259,6 +264,7 @@ private:
     QString m_ablationsFor;  // the form's model the ablations in flight or shown ran on
     QString m_sweepTask;     // the form's task the Sweep tab was last given
     QTimer m_reinitTimer;    // a changed task re-initializes the model at init after a pause
+    RunCostEstimate* m_costEstimate;
 };
 
 }  // namespace nope::gui

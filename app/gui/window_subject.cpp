@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/main_window.h"
+#include "gui/run_cost_estimate.h"
 #include "run/run_folder.h"
+#include "training/run_cost.h"
 #include "util/error_text.h"
 #include "util/files.h"
 #include "widgets/attention_tab.h"
@@ -189,6 +191,9 @@ void MainWindow::onStateChanged(TrainingController::State state) {
         (state == State::Training || state == State::Paused)) {
         m_subject.phase = state == State::Training ? SubjectPhase::Training : SubjectPhase::Paused;
     }
+    if (state == State::Training) {
+        m_costEstimate->cancel();  // the estimate shown stays; one waiting would time a busy CPU
+    }
     updateControls();
     updateExploreModel();
     showSubject();
@@ -196,6 +201,7 @@ void MainWindow::onStateChanged(TrainingController::State state) {
 
 void MainWindow::onFormChanged() {
     showSubject();
+    estimateCost();
     const QString task = QString::fromStdString(taskName(m_form->spec().task));
     if (task != m_sweepTask) {  // a sweep starts from the form's task, until it changes again
         m_sweepTask = task;
@@ -205,6 +211,34 @@ void MainWindow::onFormChanged() {
     if (m_subject.origin == SubjectOrigin::Initialized && !runGoing() && m_form->isValid() &&
         m_form->spec().task != m_subject.spec.task) {
         m_reinitTimer.start();
+    }
+}
+
+void MainWindow::estimateCost() {
+    m_form->setEstimate({});
+    if (!m_form->isValid() || runGoing()) {
+        m_costEstimate->cancel();  // a run keeps the machine busy: a timing now would lie
+        return;
+    }
+    const RunSpec spec = m_form->spec();
+    if (runProductFlops(spec) < kSlowestFlops * 3600.0) {
+        m_costEstimate->cancel();  // under an hour even on a slow machine: not timed
+        return;
+    }
+    m_form->setEstimate("Estimating this run's time on this machine...");
+    m_costEstimate->request(spec);
+}
+
+void MainWindow::onCostEstimated(const QString& key, double seconds, const QString& text) {
+    if (!m_form->isValid() || key != QString::fromStdString(specKey(m_form->spec()))) {
+        return;  // the form changed since: its own estimate follows
+    }
+    if (seconds < 0.0) {
+        m_form->setEstimate("This run's time could not be estimated: " + text);
+    } else if (seconds >= 3600.0) {
+        m_form->setEstimate("This run: " + text);
+    } else {
+        m_form->setEstimate({});
     }
 }
 

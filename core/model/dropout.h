@@ -1,5 +1,8 @@
 // Dropout with a counter-based random mask: each element's keep/drop decision is a hash of
-// (seed, element index), so the mask is the same whatever the thread count, and generating it
+// (seed, row, element index within the row), a row being an index of the tensor's first (batch)
+// dimension, so the mask is the same whatever the thread count, and a row's mask is the same
+// whether the batch runs whole or in parts (split across threads, micro-batches or processes:
+// each part names its first row in the stream). Generating it
 // costs a fraction of LibTorch's bernoulli_ (measured: the largest non-GEMM cost of a training
 // step). Inside a DropoutStream scope the per-call seeds come from that stream (the trainer opens
 // one per step, derived from its seed and the step number, so a run is reproducible and resumable
@@ -12,10 +15,11 @@
 namespace nope {
 
 // Seeds every dropout call on this thread while it lives: call i gets a seed mixed from
-// (seed, i). Scopes do not nest.
+// (seed, i), and the rows of its tensor are the batch's rows firstRow, firstRow + 1, ... (a part
+// of a batch passes the batch's index of its first row). Scopes do not nest.
 class DropoutStream {
 public:
-    explicit DropoutStream(uint64_t seed);
+    explicit DropoutStream(uint64_t seed, int64_t firstRow = 0);
     ~DropoutStream();
     DropoutStream(const DropoutStream&) = delete;
     DropoutStream& operator=(const DropoutStream&) = delete;
@@ -25,10 +29,10 @@ public:
 // the rest by 1 / (1 - p). Differentiable.
 torch::Tensor dropout(const torch::Tensor& x, double p, bool training);
 
-// The mask dropout(x, p, true) would multiply a contiguous tensor of n elements by (0 where
-// dropped, else 1 / (1 - p)), as fp32, drawing its seed as that call would: the same decisions, for
-// kernels that apply dropout themselves (model/fused_attention.h).
-torch::Tensor dropoutMask(int64_t n, double p);
+// The mask dropout(x, p, true) would multiply a contiguous tensor of n elements in `rows` rows by
+// (0 where dropped, else 1 / (1 - p)), as fp32, drawing its seed as that call would: the same
+// decisions, for kernels that apply dropout themselves (model/fused_attention.h).
+torch::Tensor dropoutMask(int64_t rows, int64_t n, double p);
 
 struct DropoutImpl : torch::nn::Module {
     explicit DropoutImpl(double p) : p(p) {}

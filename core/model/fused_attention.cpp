@@ -179,10 +179,9 @@ bool fusedAttentionApplies(const torch::Tensor& qkv, int64_t nHead, bool weights
 torch::Tensor fusedAttention(const torch::Tensor& qkv, int64_t nHead, bool causal, double dropout,
                              torch::Tensor* weights) {
     const Shape s = shapeOf(qkv, nHead);
-    const auto mask =
-        dropout > 0.0
-            ? dropoutMask(s.batch * s.heads * s.t * s.t, dropout).view({s.batch, s.heads, s.t, s.t})
-            : torch::empty({0});
+    const auto mask = dropout > 0.0 ? dropoutMask(s.batch, s.batch * s.heads * s.t * s.t, dropout)
+                                          .view({s.batch, s.heads, s.t, s.t})
+                                    : torch::empty({0});
     if (weights != nullptr || !(torch::GradMode::is_enabled() && qkv.requires_grad())) {
         NOPE_PROFILE_SCOPE("nope::attention");
         auto o = forwardOf(qkv.contiguous(), s, causal, dropout > 0.0 ? mask : torch::Tensor());

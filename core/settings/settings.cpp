@@ -456,6 +456,16 @@ std::vector<Setting> makeTable() {
             {"batch", S::Training, "train/batch_size", "sequences per step", true},
             [](RunSpec& s) -> int& { return s.train.batchSize; }, 1, 65536),
         integer(
+            {"micro-batches",
+             S::Training,
+             "train/micro_batches",
+             "the batch in this many parts, their gradients summed before the one optimizer "
+             "step: the same result in less memory",
+             false,
+             {},
+             "0 (as few as fit in memory) to {batch}"},
+            [](RunSpec& s) -> int& { return s.train.microBatches; }, 0, 65536),
+        integer(
             {"steps", S::Training, "train/steps", "optimizer steps in all", true},
             [](RunSpec& s) -> int& { return s.train.steps; }, 1, 10000000),
         integer(

@@ -98,6 +98,8 @@ FieldErrors validate(const TrainConfig& c, int contextLength) {
                                   "(allowed: 0, or the answer, masked or next {objective})"});
         }
     }
+    atMost(c.microBatches <= c.batchSize, "micro-batches", c.microBatches,
+           "the {batch} of " + std::to_string(c.batchSize));
     atMost(c.evalSamples <= c.data.testSize, "eval-samples", c.evalSamples,
            "the {test-size} of " + std::to_string(c.data.testSize));
     atMost(c.analysisSamples <= c.data.testSize, "analysis-samples", c.analysisSamples,

@@ -264,7 +264,12 @@ void DataParallel::gradientReady(size_t index, size_t slot, const at::Tensor& gr
         return;  // a leaf's hook runs once per backward pass, with its whole gradient
     }
     torch::NoGradGuard noGrad;
-    bucket.buffer.front().narrow(0, bucket.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
+    auto into = bucket.buffer.front().narrow(0, bucket.offsets[slot], grad.numel());
+    into.copy_(grad.reshape({-1}));
+    // the step's earlier micro-batches (the hook runs before this gradient joins .grad)
+    if (const at::Tensor& before = bucket.parameters[slot].grad(); before.defined()) {
+        into.add_(before.reshape({-1}));
+    }
     bucket.ready[slot] = true;
     ++bucket.readyCount;
     // Collectives must be issued in the same order on every rank: buckets start in index
@@ -285,10 +290,15 @@ void DataParallel::finishGradients() {
     for (; m_nextBucket < m_buckets.size(); ++m_nextBucket) {
         Bucket& bucket = m_buckets[m_nextBucket];
         for (size_t slot = 0; slot < bucket.parameters.size(); ++slot) {
-            if (!bucket.ready[slot]) {
-                bucket.buffer.front()
-                    .narrow(0, bucket.offsets[slot], bucket.parameters[slot].numel())
-                    .zero_();
+            if (!bucket.ready[slot]) {  // no gradient from the last part: the earlier ones'
+                auto into = bucket.buffer.front().narrow(0, bucket.offsets[slot],
+                                                         bucket.parameters[slot].numel());
+                const at::Tensor& before = bucket.parameters[slot].grad();
+                if (before.defined()) {
+                    into.copy_(before.reshape({-1}));
+                } else {
+                    into.zero_();
+                }
             }
         }
         startBucket(bucket);

@@ -62,8 +62,10 @@ public:
     // attach() once puts a hook on every parameter and packs the parameters, in the order the
     // backward pass reaches them, into buckets of about kBucketBytes; between beginGradients()
     // and finishGradients() a bucket's all-reduce starts as soon as its last gradient is ready.
-    // finishGradients() starts any bucket still waiting (a parameter that got no gradient counts
-    // as zero), waits for all, and writes the sums into every parameter's .grad.
+    // A gradient that arrives adds what the parameter's .grad already holds (the step's earlier
+    // micro-batches, whose backward passes ran before beginGradients()). finishGradients()
+    // starts any bucket still waiting (a parameter that got no gradient counts as its .grad, or
+    // zero), waits for all, and writes the sums into every parameter's .grad.
     void attach(const std::vector<at::Tensor>& parameters);
     void beginGradients();
     void finishGradients();

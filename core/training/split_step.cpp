@@ -1,4 +1,4 @@
-// The training step split between the threads of one process (Trainer::splitStep).
+// The training step split between the threads of one process (Trainer::splitPart).
 
 #include <ATen/autocast_mode.h>
 
@@ -25,26 +25,27 @@ int64_t Trainer::stepShares(int64_t rows) {
     return std::clamp<int64_t>(rows / kMinShareRows, 1, at::get_num_threads());
 }
 
-// On the CPU with several threads the step runs as data parallelism within the process: the
-// batch's rows in one share per thread, each share's forward and backward alone on its core (see
-// onEachThread), its mean loss weighted by its share of the target tokens as across processes
-// (trainStep), the gradients summed before the optimizer step. Dropout draws per share.
-Trainer::StepResult Trainer::splitStep(const Batch& batch, uint64_t dropoutSeed, double lr,
-                                       int64_t shares) {
-    const int64_t rows = batch.inputs.size(0);
+// On the CPU with several threads a part of the step runs as data parallelism within the
+// process: its rows in one share per thread, each share's forward and backward alone on its core
+// (see onEachThread), its mean loss weighted by its share of the step's target tokens as across
+// processes (trainStep), the shares' gradients summed into the parameters'. Each share's dropout
+// is keyed by its rows' place in the batch, so the split drops what one piece would.
+double Trainer::splitPart(const Batch& part, int64_t firstRow, uint64_t dropoutSeed, double weight,
+                          int64_t shares) {
+    const int64_t rows = part.inputs.size(0);
     const std::vector<torch::Tensor> params = m_model->parameters();
-    std::vector<Batch> parts(static_cast<size_t>(shares));
+    std::vector<Batch> pieces(static_cast<size_t>(shares));
+    std::vector<int64_t> firsts(static_cast<size_t>(shares));
     std::vector<double> tokens(static_cast<size_t>(shares));
     double total = 0.0;
     for (int64_t p = 0; p < shares; ++p) {
-        const int64_t first = rows * p / shares;
-        parts[p] = rowsOf(batch, first, rows * (p + 1) / shares - first);
-        tokens[p] = double(targetTokens(parts[p]));
+        firsts[p] = rows * p / shares;
+        pieces[p] = rowsOf(part, firsts[p], rows * (p + 1) / shares - firsts[p]);
+        tokens[p] = double(targetTokens(pieces[p]));
         total += tokens[p];
     }
-    if (total == 0.0) {  // no target in the batch: its mean loss is NaN, as in one piece
-        m_optimizer->zeroGrad();
-        return {std::nan(""), 0.0};
+    if (total == 0.0) {  // no target in the part: it adds nothing
+        return 0.0;
     }
     // the weights' bf16 copies cast once for both shares, not once in each (model/linear.h)
     std::optional<SharedBf16Weights> bf16Weights;
@@ -58,8 +59,8 @@ Trainer::StepResult Trainer::splitStep(const Batch& batch, uint64_t dropoutSeed,
         if (tokens[p] == 0.0) {
             return;  // nothing to learn from these rows
         }
-        DropoutStream dropoutSeeds(deriveSeed(dropoutSeed, uint64_t(p)));
-        const torch::Tensor loss = weightedLoss(parts[p], tokens[p] / total);
+        DropoutStream dropoutSeeds(dropoutSeed, firstRow + firsts[p]);
+        const torch::Tensor loss = weightedLoss(pieces[p], weight * tokens[p] / total);
         losses[p] = loss.item<double>();
         if (std::isfinite(losses[p])) {
             grads[p] = torch::autograd::grad({loss}, params, /*grad_outputs=*/{},
@@ -72,22 +73,19 @@ Trainer::StepResult Trainer::splitStep(const Batch& batch, uint64_t dropoutSeed,
         value += l;
     }
     if (!std::isfinite(value)) {
-        m_optimizer->zeroGrad();
-        return {value, 0.0};
+        return value;
     }
-    {
-        torch::NoGradGuard noGrad;
-        for (size_t i = 0; i < params.size(); ++i) {
-            torch::Tensor sum;
-            for (const auto& share : grads) {
-                if (!share.empty() && share[i].defined()) {
-                    sum = sum.defined() ? sum + share[i] : share[i];  // (may alias: no add_)
-                }
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < params.size(); ++i) {
+        torch::Tensor sum = params[i].grad();  // the step's earlier parts (undefined: none)
+        for (const auto& share : grads) {
+            if (!share.empty() && share[i].defined()) {
+                sum = sum.defined() ? sum + share[i] : share[i];  // (may alias: no add_)
             }
-            params[i].mutable_grad() = sum;
         }
+        params[i].mutable_grad() = sum;
     }
-    return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
+    return value;
 }
 
 }  // namespace nope

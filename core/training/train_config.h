@@ -32,7 +32,11 @@ struct TrainConfig {
     DeviceKind device = DeviceKind::Cpu;    // cuda only when LibTorch was built with it
     int steps = 5000;                       // optimizer steps in all (max_iters)
     int batchSize = 256;                    // sequences per step
-    int windowLength = 256;                 // lm: tokens per training window (at most the context)
+    // The batch's rows in this many micro-batches, their gradients accumulated before the one
+    // optimizer step (nanoGPT's gradient_accumulation_steps, with the same batch, dropout and
+    // result); 0 = as few as fit in this machine's memory (util/memory.h microBatchesFor).
+    int microBatches = 0;
+    int windowLength = 256;   // lm: tokens per training window (at most the context)
     int curriculumSteps = 0;  // answer, masked: steps that draw the shortest prompts first; 0 = off
     double learningRate = 2.6441e-4;  // peak learning rate
     double minLrRatio = 0.1;          // cosine decay ends at this fraction of the peak

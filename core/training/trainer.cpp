@@ -12,6 +12,7 @@
 #include "util/autocast_scope.h"
 #include "util/enum_names.h"
 #include "util/format.h"
+#include "util/memory.h"
 #include "util/rng.h"
 #include "util/runtime.h"
 #include "util/stopwatch.h"
@@ -93,6 +94,7 @@ Trainer::Trainer(TaskKind task, const ModelConfig& model, const TrainConfig& tra
     m_evaluator = std::make_unique<Evaluator>(task, m_data.test, std::move(evalSet),
                                               train.objective, train.windowLength,
                                               train.precision == Precision::Bf16, m_device);
+    m_microRows = trainingPlan(RunSpec{task, model, train}).rows;
 }
 
 Trainer::~Trainer() = default;
@@ -160,44 +162,138 @@ void Trainer::setDataParallel(std::shared_ptr<DataParallel> group) {
 // With data parallelism every rank draws the same global batch and trains on its share of the
 // rows. Each rank's mean loss is weighted by its share of the batch's target tokens, so that the
 // gradients summed over the ranks are those of the whole batch's mean loss, as one process
-// computes it; the reported loss is the same sum. Dropout draws per rank.
-Trainer::StepResult Trainer::trainStep(int iteration) {
-    const double lr = learningRateAt(iteration, m_trainConfig);
+// computes it; the reported loss is the same sum. Within a process the batch runs in parts of at
+// most m_microRows rows (micro-batches), each part's gradients added to the others', weighted
+// the same way. Each part's dropout is keyed by its rows' place in the global batch, so the
+// gradient is the whole batch's whatever the parts, threads and processes, up to rounding.
+double Trainer::accumulateStep(int iteration) {
     Batch batch = m_batches->next(m_trainConfig.batchSize, iteration);
-    uint64_t dropoutSeed = deriveSeed(m_trainConfig.seed, 0x10000000ULL + iteration);
-    double weight = 1.0;
+    const uint64_t dropoutSeed = deriveSeed(m_trainConfig.seed, 0x10000000ULL + iteration);
+    int64_t firstRow = 0;  // the global batch's index of this process's first row
     if (m_parallel) {
         const int64_t share = m_trainConfig.batchSize / m_parallel->worldSize();
-        batch = rowsOf(batch, share * m_parallel->rank(), share);
-        const double tokens = double(targetTokens(batch));
-        const double total = m_parallel->sum({tokens}).front();
-        weight = total > 0 ? tokens / total : 0.0;
-        if (m_parallel->worldSize() > 1) {
-            dropoutSeed = deriveSeed(dropoutSeed, uint64_t(m_parallel->rank()));
+        firstRow = share * m_parallel->rank();
+        batch = rowsOf(batch, firstRow, share);
+    }
+    const double tokens = double(targetTokens(batch));
+    const double total = m_parallel ? m_parallel->sum({tokens}).front() : tokens;
+    if (!m_parallel && total == 0.0) {  // no target in the batch: its mean loss is NaN
+        return std::nan("");
+    }
+    const int64_t rows = batch.inputs.size(0);
+    const int64_t parts = std::max<int64_t>(1, (rows + m_microRows - 1) / m_microRows);
+    double value = 0.0;
+    for (int64_t m = 0; m < parts; ++m) {
+        const int64_t first = rows * m / parts;
+        const Batch part =
+            parts == 1 ? batch : rowsOf(batch, first, rows * (m + 1) / parts - first);
+        const double weight = total > 0.0 ? double(targetTokens(part)) / total : 0.0;
+        if (m_parallel && m + 1 == parts) {
+            m_parallel->beginGradients();  // summed over the ranks as the last part's arrive
+        }
+        value += accumulatePart(part, firstRow + first, dropoutSeed, weight);
+        if (!std::isfinite(value) && !m_parallel) {
+            break;  // the step is lost: no need for the other parts
         }
     }
-    const int64_t shares = m_parallel || !m_device.is_cpu() ? 1 : stepShares(batch.inputs.size(0));
-    if (shares > 1) {
-        return splitStep(batch, dropoutSeed, lr, shares);
-    }
-    DropoutStream dropoutSeeds(dropoutSeed);
-    const torch::Tensor loss = weightedLoss(batch, weight);
-    double value = loss.item<double>();
-    if (m_parallel) {  // every rank sees the same loss, so that all stop together on NaN
+    if (m_parallel) {
+        m_parallel->finishGradients();
+        // every rank sees the same loss, so that all skip a non-finite step together
         value = m_parallel->sum({value}).front();
     }
+    return value;
+}
+
+Trainer::StepResult Trainer::trainStep(int iteration) {
+    const double value = accumulateStep(iteration);
     if (!std::isfinite(value)) {
         m_optimizer->zeroGrad();
         return {value, 0.0};
     }
-    if (m_parallel) {
-        m_parallel->beginGradients();
+    return {value,
+            m_optimizer->step(learningRateAt(iteration, m_trainConfig), m_trainConfig.gradClip)};
+}
+
+StepGradients Trainer::gradients(int iteration) {
+    applyThreadCount(m_trainConfig.threads);
+    m_optimizer->zeroGrad();
+    const std::string order = m_batches->rngState();  // the run's batches stay as they are
+    StepGradients out;
+    out.loss = accumulateStep(iteration);
+    m_batches->setRngState(order);
+    torch::NoGradGuard noGrad;
+    for (const auto& item : m_model->named_parameters()) {
+        const torch::Tensor& g = item.value().grad();
+        out.gradients.emplace_back(item.key(),
+                                   g.defined() ? g.clone() : torch::zeros_like(item.value()));
     }
-    loss.backward();
-    if (m_parallel) {
-        m_parallel->finishGradients();
+    m_optimizer->zeroGrad();
+    return out;
+}
+
+int Trainer::microBatches() const {
+    const int64_t rows = m_trainConfig.batchSize / (m_parallel ? m_parallel->worldSize() : 1);
+    return static_cast<int>(std::max<int64_t>(1, (rows + m_microRows - 1) / m_microRows));
+}
+
+StepTiming Trainer::timeStep(double budgetSeconds, int maxRows) {
+    applyThreadCount(m_trainConfig.threads);
+    const auto start = SteadyClock::now();
+    StepTiming timing;
+    timing.microBatches = microBatches();
+    const Batch batch = m_batches->next(m_trainConfig.batchSize, m_step);
+    const int64_t rows = batch.inputs.size(0);
+    timing.rows = static_cast<int>((rows + timing.microBatches - 1) / timing.microBatches);
+    timing.rowsTimed = maxRows > 0 ? std::min(maxRows, timing.rows) : timing.rows;
+    const Batch part = rowsOf(batch, 0, timing.rowsTimed);
+    const double weight = double(targetTokens(part)) / std::max(1.0, double(targetTokens(batch)));
+    const uint64_t dropoutSeed = deriveSeed(m_trainConfig.seed, 0x10000000ULL + m_step);
+    std::vector<double> seconds;
+    double spent = 0.0;
+    while (true) {
+        m_optimizer->zeroGrad();
+        const auto passStart = SteadyClock::now();
+        accumulatePart(part, 0, dropoutSeed, weight);
+        seconds.push_back(secondsSince(passStart));
+        spent += seconds.back();
+        // a second pass unless the first alone took long (its warm-up is then a small part)
+        const bool enough = seconds.size() >= 2 && spent >= budgetSeconds;
+        const bool long_ = seconds.size() == 1 && spent >= std::max(budgetSeconds, 20.0);
+        if (enough || long_ || seconds.size() >= 50) {
+            break;
+        }
     }
-    return {value, m_optimizer->step(lr, m_trainConfig.gradClip)};
+    double pass = seconds.front();
+    if (seconds.size() > 1) {  // the first pass warms up: allocations, kernels chosen
+        pass = 0.0;
+        for (size_t i = 1; i < seconds.size(); ++i) {
+            pass += seconds[i];
+        }
+        pass /= double(seconds.size() - 1);
+    }
+    const auto optimizerStart = SteadyClock::now();
+    m_optimizer->step(0.0, m_trainConfig.gradClip);  // the same work; the weights stay
+    const double optimizer = secondsSince(optimizerStart);
+    timing.partsTimed = static_cast<int>(seconds.size());
+    const double scale = double(timing.rows) / double(timing.rowsTimed);
+    timing.secondsPerStep = pass * scale * timing.microBatches + optimizer;
+    timing.secondsMeasuring = secondsSince(start);
+    return timing;
+}
+
+double Trainer::accumulatePart(const Batch& part, int64_t firstRow, uint64_t dropoutSeed,
+                               double weight) {
+    const int64_t shares = m_parallel || !m_device.is_cpu() ? 1 : stepShares(part.inputs.size(0));
+    if (shares > 1) {
+        return splitPart(part, firstRow, dropoutSeed, weight, shares);
+    }
+    DropoutStream dropoutSeeds(dropoutSeed, firstRow);
+    const torch::Tensor loss = weightedLoss(part, weight);
+    const double value = loss.item<double>();
+    if (std::isfinite(value)) {
+        loss.backward();
+    }
+    return value;
 }
 
 torch::Tensor Trainer::weightedLoss(const Batch& batch, double weight) {

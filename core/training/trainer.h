@@ -76,6 +76,22 @@ bool decaysWeight(const std::string& parameterName);
 
 class DataParallel;
 
+// The gradient of one step's batch at the current weights (Trainer::gradients).
+struct StepGradients {
+    double loss = 0.0;
+    std::vector<std::pair<std::string, torch::Tensor>> gradients;  // by parameter name
+};
+
+// What a training step costs here, measured (Trainer::timeStep).
+struct StepTiming {
+    int microBatches = 1;           // parts of the batch, their gradients accumulated
+    int rows = 0;                   // rows of the largest part
+    int rowsTimed = 0;              // rows of each timed pass (fewer: scaled to `rows`)
+    double secondsPerStep = 0.0;    // the parts' forward and backward, and the optimizer step
+    int partsTimed = 0;             // forward-and-backward passes timed (the first is a warm-up)
+    double secondsMeasuring = 0.0;  // what the measurement took
+};
+
 class Trainer {
 public:
     // A fresh run: the model is initialized from train.seed. Throws std::invalid_argument for an
@@ -95,7 +111,7 @@ public:
 
     // Pause, resume, stop and work queued for the training thread (see run_control.h).
     RunControl& control() { return *m_control; }
-    // Threads for the next run() (0 = all cores); changing it changes the exact loss curve.
+    // Threads for the next run() (0 = all cores); changing it moves the loss curve by rounding.
     void setThreads(int threads) { m_trainConfig.threads = threads; }
     // Trains as one rank of a data-parallel group (training/data_parallel.h): the weights become
     // rank 0's now, each step trains on this rank's share of the global batch with the gradients
@@ -124,6 +140,18 @@ public:
     void copyWeightsFrom(const GptImpl& other);
     // One training step outside run() (for benchmarks); returns the loss.
     double stepOnce();
+    // The seconds a step takes on this machine, from forward and backward passes of one of its
+    // micro-batches (or of `maxRows` of its rows, scaled to the micro-batch, when fewer) repeated
+    // for about `budgetSeconds` (at least two, the first a warm-up, unless it alone took 20 s)
+    // and one optimizer step at learning rate 0. The weights stay as they are but the
+    // optimizer's moments and the batch order move on: time with a trainer built for it.
+    StepTiming timeStep(double budgetSeconds, int maxRows = 0);
+    // Parts each step's batch runs in: the run's {micro-batches}, or as few as fit in memory.
+    int microBatches() const;
+    // What step `iteration` (its batch and dropout) computes before the optimizer: its loss and
+    // the gradient, in parts as training runs it; the weights, the optimizer and the order of
+    // the run's batches stay as they are.
+    StepGradients gradients(int iteration);
     // Loads the best weights of a run (its best.pt) so that analyzeBest() and the Python weights
     // use them after a resume. A best.pt of another step than the one this trainer's record
     // names (written just before a kill kept the checkpoint from following it, or another run's)
@@ -156,9 +184,18 @@ private:
     };
     struct Loop;  // the state of one run() (train_loop.cpp)
     StepResult trainStep(int iteration);
-    // The step with the batch's rows split in `shares` run side by side (split_step.cpp), and
-    // the shares of a batch of `rows`: one per thread while each keeps at least 8 rows.
-    StepResult splitStep(const Batch& batch, uint64_t dropoutSeed, double lr, int64_t shares);
+    // The loss of step `iteration`'s batch, its gradient in the parameters' .grad (not finite:
+    // the gradients are partial; the caller clears them).
+    double accumulateStep(int iteration);
+    // One part of a step's batch (a micro-batch, or the whole): its forward and backward, its
+    // gradients added to the parameters'; returns its mean loss times `weight` (its share of
+    // the step's target tokens). `firstRow`: the step's batch's index of its first row, which
+    // keys its dropout. A part whose loss is not finite adds no gradient.
+    double accumulatePart(const Batch& part, int64_t firstRow, uint64_t dropoutSeed, double weight);
+    // The same with the part's rows split in `shares` run side by side (split_step.cpp), and
+    // the shares of a part of `rows`: one per thread while each keeps at least 8 rows.
+    double splitPart(const Batch& part, int64_t firstRow, uint64_t dropoutSeed, double weight,
+                     int64_t shares);
     static int64_t stepShares(int64_t rows);
     // The batch's mean loss over its target tokens times `weight`, the forward in the run's
     // precision; weight 0 gives a zero that still reaches every weight (a data-parallel share
@@ -193,6 +230,7 @@ private:
     std::unique_ptr<Evaluator> m_evaluator;
     std::shared_ptr<RunControl> m_control;
     std::shared_ptr<DataParallel> m_parallel;  // null: one process
+    int64_t m_microRows = 1;                   // rows of a step's largest part (memory.h plan)
     BestWeights m_best;
 
     std::atomic<int> m_step{0};

@@ -89,21 +89,50 @@ int trainingTokens(const RunSpec& spec) {
                : longestPrompt(spec.task) + answerBudget(spec.task) - 1;
 }
 
+TrainingPlan trainingPlan(const RunSpec& spec) {
+    TrainingPlan plan;
+    const int batch = spec.train.batchSize;
+    auto need = [&](int parts) {
+        const int rows = (batch + parts - 1) / parts;
+        return trainingMemory(spec.model, rows, trainingTokens(spec),
+                              spec.train.precision == Precision::Bf16,
+                              masksPadding(spec.train.objective));
+    };
+    if (spec.train.device == DeviceKind::Cpu) {  // a GPU's memory is not the host's
+        plan.available = availableMemory();
+    }
+    plan.microBatches = std::clamp(spec.train.microBatches, 0, std::max(1, batch));
+    if (plan.microBatches == 0) {
+        plan.microBatches = 1;
+        if (plan.available) {
+            // the fewest parts that fit; each count of rows once (parts giving the same rows)
+            while (plan.microBatches < batch &&
+                   need(plan.microBatches).total() > kMemoryAim * *plan.available) {
+                const int rows = (batch + plan.microBatches - 1) / plan.microBatches;
+                plan.microBatches = (batch + rows - 2) / (rows - 1);
+            }
+        }
+    }
+    plan.rows = (batch + plan.microBatches - 1) / plan.microBatches;
+    plan.memory = need(plan.microBatches);
+    return plan;
+}
+
 std::optional<FieldError> trainingMemoryError(const RunSpec& spec) {
-    const auto available = availableMemory();
-    if (!available || spec.train.device == DeviceKind::Cuda) {  // the host's memory only
+    const TrainingPlan plan = trainingPlan(spec);
+    if (!plan.available) {
         return std::nullopt;
     }
-    const std::string problem = memoryProblem(
-        trainingMemory(spec.model, spec.train.batchSize, trainingTokens(spec),
-                       spec.train.precision == Precision::Bf16, masksPadding(spec.train.objective)),
-        *available, "to train");
+    const std::string problem = memoryProblem(plan.memory, *plan.available, "to train");
     if (problem.empty()) {
         return std::nullopt;
     }
-    return FieldError{"dim", problem +
-                                 " (allowed: a model that fits: fewer {layers}, a smaller "
-                                 "{dim}, {batch} or {window})"};
+    return FieldError{"dim",
+                      problem +
+                          (plan.rows > 1 ? " with " + std::to_string(plan.rows) + " rows at a time"
+                                         : std::string(" with one row at a time")) +
+                          " (allowed: a model that fits: fewer {layers}, a smaller "
+                          "{dim} or {window}, or more {micro-batches})"};
 }
 
 std::string analysisMemoryProblem(const ModelConfig& model, int tokens) {

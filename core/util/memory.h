@@ -39,8 +39,24 @@ std::optional<double> availableMemory();
 // padded prompt and answer.
 int trainingTokens(const RunSpec& spec);
 
-// The problem of training `spec` on this machine, as an error of the setting `dim` naming the
-// settings to lower; nothing when it fits, runs on a GPU, or the available memory is unknown.
+// How a training step of `spec` runs on this machine: the batch in `microBatches` parts of at
+// most `rows` rows (util/memory.cpp: spec's {micro-batches} when set, otherwise the fewest whose
+// estimate fits in 85% of the available memory), and the memory one of them needs.
+struct TrainingPlan {
+    int microBatches = 1;
+    int rows = 0;  // rows of the largest micro-batch
+    MemoryEstimate memory;
+    std::optional<double> available;  // what the machine has (unknown: nullopt)
+    bool fits() const { return !available || memory.total() <= *available; }
+};
+TrainingPlan trainingPlan(const RunSpec& spec);
+// The share of the available memory an automatic micro-batch count aims to fill: the estimates
+// are within about 10% of measured peaks, and the rest of the machine goes on.
+inline constexpr double kMemoryAim = 0.85;
+
+// The problem of training `spec` on this machine (its plan's micro-batch), as an error of the
+// setting `dim` naming the settings to lower; nothing when it fits, runs on a GPU, or the
+// available memory is unknown.
 std::optional<FieldError> trainingMemoryError(const RunSpec& spec);
 // The same for analysing (or probing) `model` on sequences of `tokens`.
 std::string analysisMemoryProblem(const ModelConfig& model, int tokens);

@@ -400,11 +400,12 @@ TEST_F(Cli, EverySettingIsAFlagWithItsHelp) {
         << old.err;
 }
 
-// --check (what the sweep runs before anything): every flag parsed and checked, no work, no file.
+// --check (what the sweep runs before anything): every flag parsed and checked, no work, no file
+// (train's timing off with --check-time 0, as the sweep runs it).
 TEST_F(Cli, CheckParsesAndChecksWithoutDoingAnyWork) {
     const fs::path out = m_dir / "never";
     for (const std::string& command : {std::string("analyze ") + kTiny, std::string(kTinyProbe),
-                                       std::string("train ") + kTinyTrain}) {
+                                       std::string("train --check-time 0 ") + kTinyTrain}) {
         const Result ok = run(command + " --check --out " + out.string());
         EXPECT_EQ(ok.status, 0) << command << "\n" << ok.err;
         EXPECT_EQ(ok.out, "") << command;
@@ -415,6 +416,39 @@ TEST_F(Cli, CheckParsesAndChecksWithoutDoingAnyWork) {
             << command << "\n"
             << bad.err;
     }
+}
+
+// train --check prints the plan and the run's estimated time, and still writes nothing.
+TEST_F(Cli, TrainCheckPrintsThePlanAndTheEstimate) {
+    const fs::path out = m_dir / "never";
+    const Result r = run(std::string("train ") + kTinyTrain +
+                         " --probe-every 0 --check --check-time 0.5 --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("plan: batch 512 in one piece (--micro-batches 0: as few as fit in "
+                         "memory)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("memory: about "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" available"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("the first a warm-up, times 1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("estimate: about "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" on this machine (20 steps at "), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+    // set by hand: the parts and their rows
+    const Result parts =
+        run(std::string("train ") + kTinyTrain +
+            " --probe-every 0 --micro-batches 3 --check --check-time 0.2 --out " + out.string());
+    ASSERT_EQ(parts.status, 0) << parts.err;
+    EXPECT_NE(parts.out.find("plan: batch 512 in 3 micro-batches of up to 171 rows, gradients "
+                             "accumulated (set by --micro-batches)"),
+              std::string::npos)
+        << parts.out;
+    const Result tooMany = run(std::string("train ") + kTinyTrain +
+                               " --micro-batches 600 --check --out " + out.string());
+    EXPECT_EQ(tooMany.status, 2);
+    EXPECT_NE(tooMany.err.find("--micro-batches: 600 is more than the --batch of 512"),
+              std::string::npos)
+        << tooMany.err;
 }
 
 TEST_F(Cli, HelpOnEveryCommand) {

@@ -39,6 +39,30 @@ std::vector<std::vector<std::string>> withoutTimes(const fs::path& file, size_t 
     return rows;
 }
 
+// The two runs' metrics.csv and evaluations.csv agree to 1e-4, timings aside.
+void expectSameCurves(const fs::path& one, const fs::path& two) {
+    for (const auto& [file, columns] :
+         {std::pair<const char*, size_t>{"metrics.csv", 8}, {"evaluations.csv", 7}}) {
+        SCOPED_TRACE(file);
+        const auto a = withoutTimes(one / file, columns), b = withoutTimes(two / file, columns);
+        ASSERT_EQ(a.size(), 5u);  // the header, steps 0, 10, 20, 30
+        ASSERT_EQ(b.size(), a.size());
+        EXPECT_EQ(b.front(), a.front());
+        for (size_t row = 1; row < a.size(); ++row) {
+            ASSERT_EQ(b[row].size(), a[row].size());
+            EXPECT_EQ(b[row][0], a[row][0]);  // step
+            for (size_t cell = 1; cell < a[row].size(); ++cell) {
+                if (a[row][cell].empty()) {
+                    EXPECT_TRUE(b[row][cell].empty());
+                    continue;
+                }
+                EXPECT_NEAR(std::stod(b[row][cell]), std::stod(a[row][cell]), 1e-4)
+                    << "step " << a[row][0] << ", column " << a.front()[cell];
+            }
+        }
+    }
+}
+
 class Distributed : public Cli {
 protected:
     Result shell(const std::string& command) {
@@ -62,26 +86,7 @@ TEST_F(Distributed, TwoProcessesFollowTheLossCurveOfOne) {
         << pair.out;
     EXPECT_NE(pair.out.find("rank 1: completed 30 steps"), std::string::npos) << pair.out;
 
-    for (const auto& [file, columns] :
-         {std::pair<const char*, size_t>{"metrics.csv", 8}, {"evaluations.csv", 7}}) {
-        SCOPED_TRACE(file);
-        const auto a = withoutTimes(one / file, columns), b = withoutTimes(two / file, columns);
-        ASSERT_EQ(a.size(), 5u);  // the header, steps 0, 10, 20, 30
-        ASSERT_EQ(b.size(), a.size());
-        EXPECT_EQ(b.front(), a.front());
-        for (size_t row = 1; row < a.size(); ++row) {
-            ASSERT_EQ(b[row].size(), a[row].size());
-            EXPECT_EQ(b[row][0], a[row][0]);  // step
-            for (size_t cell = 1; cell < a[row].size(); ++cell) {
-                if (a[row][cell].empty()) {
-                    EXPECT_TRUE(b[row][cell].empty());
-                    continue;
-                }
-                EXPECT_NEAR(std::stod(b[row][cell]), std::stod(a[row][cell]), 1e-4)
-                    << "step " << a[row][0] << ", column " << a.front()[cell];
-            }
-        }
-    }
+    expectSameCurves(one, two);
     EXPECT_TRUE(fs::exists(two / "checkpoint.pt"));
     EXPECT_TRUE(fs::exists(two / "final_scores.csv"));
     EXPECT_NE(slurp(two / "config.json").find("\"world_size\": 2"), std::string::npos);
@@ -91,6 +96,22 @@ TEST_F(Distributed, TwoProcessesFollowTheLossCurveOfOne) {
         entries += entry.is_directory() ? 1 : 0;
     }
     EXPECT_EQ(entries, 2);
+}
+
+// With dropout, and each rank's share in micro-batches: the masks are keyed by the rows' place
+// in the global batch and the micro-batches' gradients summed before the ranks', so the run is
+// still one process's on the whole batch.
+TEST_F(Distributed, RanksInMicroBatchesWithDropoutFollowOneProcess) {
+    std::string run = kSmallRun;
+    run.replace(run.find("--dropout 0 "), 12, "--dropout 0.1 ");
+    const fs::path one = m_dir / "one", two = m_dir / "two";
+    const Result single = this->run("train " + run + " --out " + one.string());
+    ASSERT_EQ(single.status, 0) << single.err;
+    const Result pair = launch(2, run + " --micro-batches 4 --out " + two.string());
+    ASSERT_EQ(pair.status, 0) << pair.out << pair.err;
+    EXPECT_NE(pair.out.find("micro-batches: each step's batch in 2 parts"), std::string::npos)
+        << pair.out;
+    expectSameCurves(one, two);
 }
 
 TEST_F(Distributed, ABatchThatDoesNotSplitIsRefusedOnEveryRank) {

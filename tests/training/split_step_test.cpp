@@ -1,4 +1,4 @@
-// The training step split between threads (Trainer::splitStep): each thread's share of the batch
+// The training step split between threads (Trainer::splitPart): each thread's share of the batch
 // forward and backward on its own, the gradients summed, against the step in one piece.
 #include <gtest/gtest.h>
 
@@ -75,16 +75,18 @@ TEST(SplitStep, Bf16FollowsTheLossCurveOfOneWithinItsRounding) {
     }
 }
 
-// With dropout each share draws its own masks: the curve differs by chance only, reproducibly.
-TEST(SplitStep, DropoutDrawsPerShareAndRepeats) {
+// With dropout each share drops what the batch in one piece would (the masks are keyed by the
+// rows' place in the batch): the curve is the one thread's, to rounding, and repeats exactly.
+TEST(SplitStep, DropoutFollowsTheCurveOfOneAndRepeats) {
     const ModelConfig m = splitModel(0.1);
     const TrainConfig t = splitTrain(Objective::Answer, Precision::Fp32);
     const auto first = lossCurve(2, m, t);
     const auto again = lossCurve(2, m, t);
     EXPECT_EQ(first, again);
     const auto one = lossCurve(1, m, t);
-    EXPECT_NE(first, one);
-    EXPECT_NEAR(first.front(), one.front(), 0.05 * one.front());
+    for (size_t i = 0; i < one.size(); ++i) {
+        EXPECT_NEAR(first[i], one[i], 1e-4 * std::max(1.0, std::abs(one[i]))) << "step " << i;
+    }
     EXPECT_LT(first.back(), first.front());
 }
 

@@ -30,7 +30,7 @@ TEST(StepProfile, NamesFallIntoTheirCategories) {
     EXPECT_EQ(profileCategory("aten::add_"), "other elementwise");
 }
 
-// On two threads the split step (Trainer::splitStep) runs operators side by side: their self
+// On two threads the split step (Trainer::splitPart) runs operators side by side: their self
 // times add up to more than the wall time, and the shares are of that sum.
 TEST(StepProfile, SelfTimesAddUpToTheStep) {
     ModelConfig m = test::smallModelConfig(1, 2, 32, 64);
