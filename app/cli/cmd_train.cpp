@@ -24,7 +24,6 @@
 #include "util/memory.h"
 #include "util/parse_number.h"
 #include "util/runtime.h"
-#include "util/stopwatch.h"
 
 namespace nope::cli {
 

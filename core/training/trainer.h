@@ -84,12 +84,11 @@ struct StepGradients {
 
 // What a training step costs here, measured (Trainer::timeStep).
 struct StepTiming {
-    int microBatches = 1;           // parts of the batch, their gradients accumulated
-    int rows = 0;                   // rows of the largest part
-    int rowsTimed = 0;              // rows of each timed pass (fewer: scaled to `rows`)
-    double secondsPerStep = 0.0;    // the parts' forward and backward, and the optimizer step
-    int partsTimed = 0;             // forward-and-backward passes timed (the first is a warm-up)
-    double secondsMeasuring = 0.0;  // what the measurement took
+    int microBatches = 1;         // parts of the batch, their gradients accumulated
+    int rows = 0;                 // rows of the largest part
+    int rowsTimed = 0;            // rows of each timed pass (fewer: scaled to `rows`)
+    double secondsPerStep = 0.0;  // the parts' forward and backward, and the optimizer step
+    int partsTimed = 0;           // forward-and-backward passes timed (the first is a warm-up)
 };
 
 class Trainer {
