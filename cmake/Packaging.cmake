@@ -19,6 +19,16 @@ if(TARGET nopescope)
     endforeach()
 endif()
 
+# The man pages (app/CMakeLists.txt generates them from the programs' help) and the user guide,
+# which the window's Help menu opens from here when it is installed.
+install(FILES ${PROJECT_BINARY_DIR}/man/nopescope-cli.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+if(TARGET nopescope)
+    install(FILES ${PROJECT_BINARY_DIR}/man/nopescope.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/nopescope)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/nopescope/docs
+    FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
+
 set(CPACK_PACKAGE_NAME nopescope)
 set(CPACK_PACKAGE_VENDOR NoPEScope)
 set(CPACK_PACKAGE_CONTACT "NoPEScope maintainers <dev@nopescope.invalid>" CACHE STRING

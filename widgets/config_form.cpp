@@ -57,7 +57,9 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
     taskForm->addRow("task", m_task);
     m_preset = new QComboBox(this);
     m_preset->addItems(names(presetNames()) << "custom");
-    m_preset->setToolTip("quick: minutes on a CPU; paper: the authors' setup; custom: your edits");
+    m_preset->setToolTip(
+        "quick: minutes on a CPU (2 layers); cpu: the paper's 6-layer model for a CPU; paper: "
+        "the authors' setup; custom: your edits");
     taskForm->addRow("preset", m_preset);
     outer->addWidget(taskBox);
     m_estimate = new QLabel(this);

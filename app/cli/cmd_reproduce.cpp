@@ -76,7 +76,7 @@ std::vector<ReportPart> planParts(Scale scale, int seeds) {
          {"--grid", "attention=causal,bidirectional", "--probes", "--seeds", s, "--task",
           "addition", "--samples", samples, "--preset", quick ? "fast" : "full"}});
     // Trained: in the quick report the tasks the quick preset learns in minutes on two cores
-    // (README, "Presets"), one seed each; the full report trains every task with the paper's
+    // (docs/presets.md), one seed each; the full report trains every task with the paper's
     // recipe, every seed.
     const std::vector<std::string> trained =
         quick ? std::vector<std::string>{"addition", "reversal"} : allTasks();

@@ -290,7 +290,7 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
     ModelFlags modelFlags(&spec);
     TrainFlags trainFlags(&spec, args);
     FlagSet flags(
-        "nopescope-cli train --task T [--preset quick|paper] [model, init and training flags] "
+        "nopescope-cli train --task T [--preset quick|cpu|paper] [model, init and training flags] "
         "[--out DIR] [--distributed]\n       nopescope-cli train --resume DIR [--steps N] "
         "[--threads N] [--distributed]",
         "Trains a NoPE model on the task. Prints a progress line per evaluation and, at the end,\n"
@@ -300,7 +300,9 @@ std::optional<int> planFresh(const Args& args, RunPlan& plan) {
         "flags override them.\n"
         "Ctrl-C stops after the current step and still writes everything.");
     flags.addChoice("task", &task, "task to learn", taskNames());
-    flags.addChoice("preset", &presetName, "quick: minutes on a CPU; paper: the authors' setup",
+    flags.addChoice("preset", &presetName,
+                    "quick: minutes on a CPU (2 layers); cpu: the paper's 6-layer model for a "
+                    "CPU; paper: the authors' setup",
                     presetNames());
     modelFlags.addTo(flags);
     trainFlags.addTo(flags);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "cli/help_pages.h"
 #include "model/capture_point.h"
 #include "tasks/task.h"
 #include "util/parse_number.h"
@@ -21,7 +22,17 @@ std::string numberText(double v) {
     return out.str();
 }
 
+HelpFormat g_helpFormat = HelpFormat::Text;
+
 }  // namespace
+
+void setHelpFormat(HelpFormat format) {
+    g_helpFormat = format;
+}
+
+HelpFormat helpFormat() {
+    return g_helpFormat;
+}
 
 std::string joined(const std::vector<std::string>& items) {
     std::string out;
@@ -219,6 +230,25 @@ std::optional<std::string> FlagSet::parse(const std::vector<std::string>& args) 
             m_help = true;
             continue;
         }
+        if (arg.rfind("--help-format", 0) == 0) {  // hidden: for the generated documentation
+            const bool inline_ = arg.rfind("--help-format=", 0) == 0;
+            if (!inline_ && (arg != "--help-format" || i + 1 >= args.size())) {
+                return "--help-format: needs a value (allowed: text, markdown, roff)";
+            }
+            const std::string format = inline_ ? arg.substr(14) : args[++i];
+            if (format == "text") {
+                setHelpFormat(HelpFormat::Text);
+            } else if (format == "markdown") {
+                setHelpFormat(HelpFormat::Markdown);
+            } else if (format == "roff") {
+                setHelpFormat(HelpFormat::Roff);
+            } else {
+                return "--help-format: " + inQuotes(format) +
+                       " is not allowed (allowed: text, markdown, roff)";
+            }
+            m_help = true;
+            continue;
+        }
         if (arg.rfind("--", 0) != 0) {
             return "unexpected argument " + inQuotes(arg) + " (flags start with --; see --help)";
         }
@@ -253,16 +283,54 @@ std::optional<std::string> FlagSet::parse(const std::vector<std::string>& args) 
     return std::nullopt;
 }
 
+namespace {
+
+// "--[no-]name VALUE"
+std::string flagLabel(const std::string& name, const std::string& valueName, bool negatable) {
+    return std::string("--") + (negatable ? "[no-]" : "") + name +
+           (valueName.empty() ? "" : " " + valueName);
+}
+
+}  // namespace
+
 std::string FlagSet::help() const {
     std::ostringstream out;
-    out << "usage: " << m_usage << "\n\n" << m_summary << "\n\nflags:\n";
+    const HelpFormat format = helpFormat();
+    if (format == HelpFormat::Markdown) {
+        out << "```text\n"
+            << m_usage << "\n```\n\n"
+            << markdownText(m_summary) << "\n\n"
+            << "| flag | what it sets | allowed | default |\n| --- | --- | --- | --- |\n";
+    } else if (format == HelpFormat::Roff) {
+        out << ".PP\n.nf\n" << roffText(m_usage) << "\n.fi\n.PP\n" << roffText(m_summary) << "\n";
+    } else {
+        out << "usage: " << m_usage << "\n\n" << m_summary << "\n\nflags:\n";
+    }
     for (const auto& f : m_flags) {
         if (f.hidden) {
             continue;
         }
         const bool negatable = m_index.count("no-" + f.name) > 0 && f.valueName.empty();
-        std::string left = std::string("  --") + (negatable ? "[no-]" : "") + f.name +
-                           (f.valueName.empty() ? "" : " " + f.valueName);
+        if (format == HelpFormat::Markdown) {
+            out << "| `" << flagLabel(f.name, f.valueName, negatable) << "` | "
+                << markdownText(f.help) << " | " << markdownText(f.allowed) << " | "
+                << (f.defaultValue.empty() ? "" : "`" + f.defaultValue + "`") << " |\n";
+            continue;
+        }
+        if (format == HelpFormat::Roff) {
+            out << ".TP\n.B " << roffText(flagLabel(f.name, "", negatable))
+                << (f.valueName.empty() ? "" : " \\fI" + roffText(f.valueName) + "\\fR") << "\n"
+                << roffText(f.help);
+            if (!f.allowed.empty()) {
+                out << " (" << roffText(f.allowed) << ")";
+            }
+            if (!f.defaultValue.empty()) {
+                out << " [default " << roffText(f.defaultValue) << "]";
+            }
+            out << "\n";
+            continue;
+        }
+        std::string left = "  " + flagLabel(f.name, f.valueName, negatable);
         if (left.size() < 26) {
             left.resize(26, ' ');
         } else {
@@ -277,7 +345,13 @@ std::string FlagSet::help() const {
         }
         out << "\n";
     }
-    out << "  --help                  this text\n";
+    if (format == HelpFormat::Markdown) {
+        out << "| `--help` | this text |  |  |\n";
+    } else if (format == HelpFormat::Roff) {
+        out << ".TP\n.B \\-\\-help\nthis text\n";
+    } else {
+        out << "  --help                  this text\n";
+    }
     return out.str();
 }
 

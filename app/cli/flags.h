@@ -12,6 +12,14 @@
 
 namespace nope::cli {
 
+// How help() prints: plain text for a terminal, or Markdown (docs/cli.md) and roff (the man
+// pages) for the generated documentation (`nopescope-cli help --markdown | --man`). Set for the
+// whole program, by the help command or by the hidden flag --help-format=text|markdown|roff,
+// which also asks for the help.
+enum class HelpFormat { Text, Markdown, Roff };
+void setHelpFormat(HelpFormat format);
+HelpFormat helpFormat();
+
 class FlagSet {
 public:
     FlagSet(std::string usage, std::string summary);
@@ -43,8 +51,11 @@ public:
     std::optional<std::string> parse(const std::vector<std::string>& args);
 
     bool helpRequested() const { return m_help; }
+    const std::string& usage() const { return m_usage; }
     // Whether the flag (by canonical name or alias; "--no-x" counts as x) was on the line.
     bool given(const std::string& name) const;
+    // The usage line, the summary and every flag with its help, allowed values and default, in
+    // helpFormat(): a page of its own as text, a fragment without a heading in Markdown or roff.
     std::string help() const;
 
 private:

@@ -183,8 +183,8 @@ void writeReport(const ReportContext& context, const std::vector<ReportPart>& pa
                           "(one seed, 15 minutes at most each); indexing and ordering at init "
                           "only: within 15 minutes on two cores the quick preset does not bring "
                           "them to 90% (indexing needs about 15 minutes of its 30, ordering "
-                          "33 to 38 of its 45 on a Zen 4 in two seeds of three; README, "
-                          "\"Presets\").\n\n"
+                          "33 to 38 of its 45 on a Zen 4 in two seeds of three; NoPEScope's "
+                          "docs/results.md).\n\n"
                         : " Trained with the paper preset, every seed.\n\n";
     md += layerTable(init, trained, context.initModel, context.trainedModel) + "\n";
     md += figure(dir, "layers_by_task", "Adjacency by layer, per task, init and trained");

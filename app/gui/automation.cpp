@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "cli/flags.h"
+#include "cli/help_pages.h"
 #include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/sweep_runner.h"
@@ -34,6 +35,39 @@
 
 namespace nope::gui {
 
+namespace {
+
+// nopescope(1): the window's options (`nopescope --help-format roff`, at build time).
+std::string manPage(const std::string& options) {
+    cli::ManPage page;
+    page.name = "nopescope";
+    page.summary = "watch position information emerge in transformers without positional encodings";
+    page.synopsis = ".B nopescope\n[\\fIoptions\\fR]\n";
+    page.description =
+        cli::roffText(
+            "The NoPEScope window trains small nanoGPT-style causal transformers without "
+            "positional encodings on synthetic tasks (addition, reversal, indexing, ordering) in "
+            "the background and shows, live, the per-layer self-cosine-similarity heatmaps of the "
+            "hidden states, the adjacency probability score of every layer over training, and "
+            "position probes, for the model it trains or any saved one (File, Open model). A form "
+            "picks the task, the preset and the hyperparameters; Train, Stop and Reset drive the "
+            "run; File, Export saves the figures and score tables of what the window shows.") +
+        "\n";
+    page.body =
+        ".SH OPTIONS\nWithout options the window opens and initializes the form's model. "
+        "The options drive it for scripted runs.\n" +
+        options;
+    page.body +=
+        ".SH ENVIRONMENT\n.TP\n.B NOPESCOPE_RUNS\nthe folder new run folders are "
+        "written under (default: runs in the current folder).\n";
+    page.seeAlso =
+        ".BR nopescope\\-cli (1);\nthe user guide in /usr/share/doc/nopescope/ or "
+        "the repository's docs/ folder.\n";
+    return cli::renderManPage(page, NOPESCOPE_VERSION);
+}
+
+}  // namespace
+
 Automation::Automation(MainWindow& window) : m_window(window) {}
 
 bool Automation::configure(const QStringList& arguments) {
@@ -44,7 +78,7 @@ bool Automation::configure(const QStringList& arguments) {
         "nopescope [--open DIR] [--screenshots DIR | --measure | --close-after S] [--task T] "
         "[--steps N] [--theme NAME]",
         "The NoPEScope window. Without options it opens and initializes the form's model; the\n"
-        "options drive it for scripted runs (the README's screenshots and measurements) with the\n"
+        "options drive it for scripted runs (the docs' screenshots and measurements) with the\n"
         "quick preset.");
     flags.addString("screenshots", &screenshots,
                     "Initialize and save DIR/window-init.png, train, save window-trained.png and "
@@ -91,7 +125,9 @@ bool Automation::configure(const QStringList& arguments) {
         return false;
     }
     if (flags.helpRequested()) {
-        std::printf("%s", flags.help().c_str());
+        std::printf("%s", (cli::helpFormat() == cli::HelpFormat::Roff ? manPage(flags.help())
+                                                                      : flags.help())
+                              .c_str());
         m_helpShown = true;
         return false;
     }

@@ -1,4 +1,4 @@
-// Scripted runs of the window, for the README's screenshots and measurements:
+// Scripted runs of the window, for the docs' screenshots and measurements:
 //   --screenshots DIR   Initialize, save DIR/window-init.png; train the quick preset for
 //                       --steps N (default 600), save DIR/window-trained.png,
 //                       window-attention.png, window-projector.png, window-explore.png (a

@@ -52,7 +52,8 @@ void withoutDisplayWhereNoneIsNeeded(int argc, char** argv) {
     }
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h" || arg == "--report" || arg.rfind("--report=", 0) == 0) {
+        if (arg == "--help" || arg == "-h" || arg.rfind("--help-format", 0) == 0 ||
+            arg == "--report" || arg.rfind("--report=", 0) == 0) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
             return;
         }

@@ -12,6 +12,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 #include "gui/ablation_job.h"
 #include "gui/main_window.h"
 #include "gui/mechanism_model.h"
@@ -105,6 +107,20 @@ QWidget* MainWindow::centerColumn() {
     m_views->addTab(scrolled(m_compare), "Compare");
     m_views->addTab(scrolled(m_sweep), "Sweep");
     m_views->addTab(scrolled(m_mechanism), "Mechanism");
+    // What each tab shows, on hover (the user guide, F1, has each at length).
+    const char* const tips[] = {
+        "each layer's self-cosine similarity of the hidden states, titled with its adjacency "
+        "score",
+        "each head's attention weights on one prompt",
+        "the hidden states projected to two dimensions, coloured by position",
+        "a prompt you type: the model's answer and its hidden states",
+        "how well position can be read from each layer (R and NRMSE, beside controls)",
+        "run folders on disk: their curves and scores, and two side by side",
+        "a grid of settings times seeds: scores with their 95% intervals",
+        "the averaging effect without a model, and the authors' ablations at init"};
+    for (int i = 0; i < m_views->count() && i < static_cast<int>(std::size(tips)); ++i) {
+        m_views->setTabToolTip(i, tips[i]);
+    }
     auto* views = new QWidget;  // the problem banner above whichever view is shown
     auto* viewsLayout = new QVBoxLayout(views);
     viewsLayout->setContentsMargins(0, 0, 0, 0);

@@ -1,5 +1,5 @@
-// The window's menus: File (saved models, run folders, sessions, checkpoints, export) and View
-// (theme). Part of MainWindow, in a file of its own.
+// The window's menus: File (saved models, run folders, sessions, checkpoints, export), Run, View
+// (theme) and Help (the user guide, the keys, About). Part of MainWindow, in a file of its own.
 #include <QActionGroup>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -8,6 +8,7 @@
 
 #include "gui/export_menu.h"
 #include "gui/main_window.h"
+#include "gui/user_guide.h"
 
 #include <nlohmann/json.hpp>
 #include "run/run_folder.h"
@@ -53,8 +54,7 @@ constexpr const char* kHelpText =
     "<b>Mechanism</b>: the averaging effect simulated, and ablations at init.</p>"
     "<p><b>Keys</b>: F5 Train or Continue, F6 Pause or Resume, Shift+F5 Stop, Ctrl+I "
     "Initialize, F7 Run probes, Ctrl+O Open run folder, Ctrl+Shift+O Open model, Ctrl+L Load "
-    "session, Ctrl+S Save session, Ctrl+E Export all, F1 this help.</p>"
-    "<p>The user guide is in the project's <code>docs/</code> folder (docs/window.md).</p>";
+    "session, Ctrl+S Save session, Ctrl+E Export all, F1 the user guide, Ctrl+Q Quit.</p>";
 
 }  // namespace
 
@@ -87,7 +87,12 @@ void MainWindow::buildMenus() {
         group->addAction(action);
     }
     QMenu* help = menuBar()->addMenu("&Help");
-    help->addAction("NoPEScope &help", QKeySequence::HelpContents, this, &MainWindow::showHelp);
+    help->addAction("&User guide", QKeySequence::HelpContents, this,
+                    [this] { showUserGuide(this, "docs/window.md"); });
+    help->addAction("&What the window shows, and its keys", this, &MainWindow::showHelp);
+    help->addSeparator();
+    help->addAction("&About NoPEScope", this,
+                    [this] { QMessageBox::about(this, "About NoPEScope", aboutText()); });
 }
 
 // The run's buttons as menu items with shortcuts: each acts as its button does and only when the
@@ -257,7 +262,7 @@ ui::ExportSet MainWindow::exportSet() {
 
 void MainWindow::showHelp() {
     QMessageBox box(this);
-    box.setWindowTitle("NoPEScope help");
+    box.setWindowTitle("What the window shows, and its keys");
     box.setTextFormat(Qt::RichText);
     box.setText(kHelpText);
     box.exec();

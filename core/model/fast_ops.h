@@ -1,5 +1,5 @@
 // Differentiable CPU kernels for the operations that dominated a LibTorch training step of this
-// model after the Linear layers (measured with the autograd profiler, see the README):
+// model after the Linear layers (measured with the autograd profiler, see docs/performance.md):
 //   - GELU with the tanh approximation, forward and backward, in one pass each (float, bf16), on
 //     CPUs with AVX2 and FMA (kernels/kernels_avx2.cpp, or kernels_avx512.cpp where the CPU has
 //     AVX-512);

@@ -62,8 +62,8 @@ ProbeConfig fullProbeConfig() {
     return ProbeConfig{};
 }
 
-// Chosen from measured runs on the default model (README, "Probes"): half the strings in
-// batches of half the size keep the number of optimizer steps (160) of the full probe, whose
+// Chosen from measured runs on the default model (docs/performance.md, "Probes"): half the strings
+// in batches of half the size keep the number of optimizer steps (160) of the full probe, whose
 // count mattered more than the width; about 6 times faster than the full probe.
 ProbeConfig fastProbeConfig() {
     ProbeConfig config;

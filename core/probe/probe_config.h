@@ -70,7 +70,8 @@ struct ProbeConfig {
 };
 
 // The authors' probe (4 Linear layers, 20 epochs), in fp32 like every preset: bf16 is 2.5 times
-// faster but moves single probes' R by up to 0.018 (README, "Performance"), so it is an option.
+// faster but moves single probes' R by up to 0.018 (docs/performance.md, "Probes"), so it is an
+// option.
 ProbeConfig fullProbeConfig();
 // A cheaper probe for the live view during training (smaller MLP, fewer strings), tested to
 // agree with the full one within 0.05 in R on the default model.

@@ -2,8 +2,8 @@
 // the same size class. A training step allocates the same activations every step; glibc gave
 // their memory back to the system between steps (blocks over 32 MiB are always mapped afresh, and
 // a worker thread's arena unmaps a heap once it is empty), so each step faulted its activations
-// in again: on a Zen 5 the quick shape's fp32 step ran 355 to 400 ms instead of 280 (README,
-// Performance). Torch-free.
+// in again: on a Zen 5 the quick shape's fp32 step ran 355 to 400 ms instead of 280
+// (docs/performance.md). Torch-free.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Process-wide settings that decide CPU speed here (measured; see the README's Performance):
+// Process-wide settings that decide CPU speed here (measured: docs/performance.md):
 //   - LibTorch's thread count, which this LibTorch build leaves at 1 unless told;
 //   - glibc's malloc keeping large blocks instead of returning them to the system after every
 //     step, which otherwise page-faults every activation of every training step, and LibTorch's

@@ -209,7 +209,7 @@ TEST_P(ModelFixture, ComputesWhatPyTorchComputed) {
             worst = name;
         }
     }
-    // The measured differences, for the README's numbers: largest absolute, relative to the
+    // The measured differences, for docs/testing.md's numbers: largest absolute, relative to the
     // tensor's largest |expected|, and relative in norm (for gradients the worst over the
     // parameters, the one named for the norm).
     std::printf(

@@ -1,4 +1,4 @@
-// The learning-rate schedule and the presets: the settings a run starts from (README, "Presets").
+// The learning-rate schedule and the presets: the settings a run starts from (docs/presets.md).
 
 #include <gtest/gtest.h>
 
@@ -65,7 +65,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     }
     EXPECT_FALSE(makePreset("slow", TaskKind::Addition).has_value());
 
-    // The quick preset: the setup measured on the 2-core machine (README, "Presets").
+    // The quick preset: the setup measured on the 2-core machine (docs/presets.md).
     const Preset quick = *makePreset("quick", TaskKind::Addition);
     EXPECT_EQ(quick.model.nLayer, 2);
     EXPECT_EQ(quick.model.nHead, 4);
@@ -82,7 +82,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(quick.train.steps, 4000);
     EXPECT_EQ(quick.train.data.trainSize, 50000);
     EXPECT_EQ(quick.train.data.addition, AdditionData::Balanced);      // the authors' data
-    const Preset reversal = *makePreset("quick", TaskKind::Reversal);  // README, "Presets"
+    const Preset reversal = *makePreset("quick", TaskKind::Reversal);  // docs/presets.md
     EXPECT_EQ(reversal.train.steps, 1200);
     EXPECT_EQ(reversal.train.decaySteps, 1200);
     EXPECT_EQ(reversal.train.data.trainSize, 50000);
@@ -90,7 +90,7 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_DOUBLE_EQ(reversal.train.beta2, 0.95);
     EXPECT_DOUBLE_EQ(quick.train.beta2, 0.95);
     EXPECT_DOUBLE_EQ(makePreset("quick", TaskKind::Indexing)->train.beta2, 0.99);
-    const Preset ordering = *makePreset("quick", TaskKind::Ordering);  // README, "Presets"
+    const Preset ordering = *makePreset("quick", TaskKind::Ordering);  // docs/presets.md
     EXPECT_EQ(ordering.train.data.trainSize, 100000);
     EXPECT_DOUBLE_EQ(ordering.train.learningRate, 5e-4);
     EXPECT_EQ(ordering.train.batchSize, 512);
@@ -104,12 +104,35 @@ TEST(Presets, EveryPresetIsValidForEveryTask) {
     EXPECT_EQ(ordering.train.curriculumSteps, 4000);         // short numbers first
     EXPECT_EQ(quick.train.curriculumSteps, 0);
     EXPECT_DOUBLE_EQ(quick.train.minLrRatio, 0.1);  // the other tasks decay to a tenth
-    const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // README, "Presets"
+    const Preset indexing = *makePreset("quick", TaskKind::Indexing);  // docs/presets.md
     EXPECT_DOUBLE_EQ(indexing.train.learningRate, 5e-4);
     EXPECT_EQ(indexing.train.batchSize, 512);
     EXPECT_EQ(indexing.train.steps, 5000);
     EXPECT_EQ(indexing.train.decaySteps, 5000);
     EXPECT_EQ(indexing.train.timeLimitMinutes, 30.0);
+}
+
+// The paper's model for a CPU (docs/presets.md): its shape exactly, per example with the padding
+// masked, a 45-minute limit (indexing and ordering: 60).
+TEST(Presets, CpuIsThePapersModel) {
+    const Preset paper = *makePreset("paper", TaskKind::Reversal);
+    for (TaskKind task : allTasks()) {
+        const Preset cpu = *makePreset("cpu", task);
+        EXPECT_EQ(parameterCount(cpu.model), parameterCount(paper.model)) << taskName(task);
+        EXPECT_EQ(cpu.model.nLayer, 6);
+        EXPECT_EQ(cpu.model.nHead, 6);
+        EXPECT_EQ(cpu.model.nEmbd, 384);
+        EXPECT_EQ(cpu.model.positional, paper.model.positional);
+        EXPECT_EQ(cpu.model.attention, paper.model.attention);
+        EXPECT_EQ(cpu.train.objective, Objective::Masked);
+        EXPECT_EQ(cpu.train.batchSize, 128);
+        EXPECT_DOUBLE_EQ(cpu.train.learningRate, 1e-3);
+        EXPECT_DOUBLE_EQ(cpu.train.beta2, 0.95);
+        EXPECT_EQ(cpu.train.data.trainSize, 50000);
+        EXPECT_EQ(cpu.train.stopAccuracy, 99.0);
+        const bool long_ = task == TaskKind::Indexing || task == TaskKind::Ordering;
+        EXPECT_EQ(cpu.train.timeLimitMinutes, long_ ? 60.0 : 45.0) << taskName(task);
+    }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 """An independent implementation of the position probes in plain PyTorch, written from the
-description of the authors' public notebook (see the README, "nopescope-cli probe"), to check
+description of the authors' public notebook (see docs/method.md, "The position probes"), to check
 `nopescope-cli probe` against: the same weights (a run folder's weights.pt and config.json), the
 same protocol (random strings over 5678 to train and 1234 to test, the 4-layer probe with SELU,
 exp, SELU, MSE, AdamW at PyTorch's defaults, batches of 128 strings shuffled each epoch, 20
