@@ -3,6 +3,7 @@
 # convention: the subject fits a terminal and `git log --oneline`; the detail goes in the body).
 # Run by .ci/run; prints each subject that is too long and fails.
 set -euo pipefail
+export LC_ALL=C.UTF-8  # ${#subject} counts characters, not bytes
 cd "$(dirname "$0")/.."
 # the last commit before the convention (CONTRIBUTING.md, "Commits")
 base=fb87b02
@@ -18,6 +19,6 @@ while IFS= read -r line; do
         echo "check-commits: $hash's subject has ${#subject} characters (at most 72): $subject"
         status=1
     fi
-done < <(git log --format='%h %s' "$base..HEAD")
+done < <(git log --no-merges --format='%h %s' "$base..HEAD")
 [ "$status" = 0 ] && echo "check-commits: every subject since $base has at most 72 characters"
 exit "$status"

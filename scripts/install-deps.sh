@@ -13,8 +13,8 @@ packages=(
     libgloo-dev
     # desktop: Qt 6 Widgets and QCustomPlot
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 fonts-dejavu-core
-    # tests
-    libgtest-dev
+    # tests (groff typesets the generated man page in Docs.ManPageIsRoffThatManReads)
+    libgtest-dev groff-base
     # the Debian package (scripts/package.sh): CPack's dependency lookup runs dpkg-shlibdeps and file
     dpkg-dev file
     "$@"

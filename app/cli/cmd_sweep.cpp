@@ -45,7 +45,8 @@ struct Options {
     std::string seedList;
     std::string trained;
     bool probes = false;
-    int jobs = cores();
+    int jobs =
+        0;  // 0: one per core (resolved after parsing, so that the help is the same anywhere)
     std::string out;
     std::string resume;
     std::vector<FlagGroup> fixed;
@@ -140,7 +141,9 @@ FlagSet sweepFlags(Options& o) {
                     "also run position probes on each model at init (probe's flags are fixed "
                     "flags too)");
     flags.addInt("jobs", &o.jobs,
-                 "runs at once; each gets cores/jobs threads unless --threads is fixed", 1, 256);
+                 "runs at once (0 = one per core); each gets cores/jobs threads unless --threads "
+                 "is fixed",
+                 0, 256);
     flags.addString("out", &o.out, "a new folder for the sweep", "DIR");
     flags.addString("resume", &o.resume, "continue the sweep in DIR: runs every run not done",
                     "DIR");
@@ -185,6 +188,9 @@ std::optional<int> parseOptions(const Args& args, Options& o, FlagSet& flags) {
     if (flags.helpRequested()) {
         std::cout << flags.help();
         return kExitOk;
+    }
+    if (o.jobs == 0) {
+        o.jobs = cores();
     }
     return std::nullopt;
 }

@@ -70,28 +70,34 @@ const std::vector<std::vector<std::string>>& documentedCommands() {
     return kOrder;
 }
 
-// What a command prints for --help in the current help format.
-std::string commandHelp(const std::vector<std::string>& line) {
-    nope::cli::Args args(line.begin() + 1, line.end());
-    args.push_back("--help");
-    std::ostringstream captured;
-    std::streambuf* const previous = std::cout.rdbuf(captured.rdbuf());
-    try {
-        commands().at(line[0]).run(args);
-    } catch (...) {
-        std::cout.rdbuf(previous);
-        throw;
-    }
-    std::cout.rdbuf(previous);
-    return captured.str();
-}
-
 std::string joinedWords(const std::vector<std::string>& words, const std::string& separator) {
     std::string out;
     for (const auto& w : words) {
         out += (out.empty() ? "" : separator) + w;
     }
     return out;
+}
+
+// What a command prints for --help in the current help format; throws when the command fails or
+// prints nothing (a page with an empty section would pass for a whole one).
+std::string commandHelp(const std::vector<std::string>& line) {
+    nope::cli::Args args(line.begin() + 1, line.end());
+    args.push_back("--help");
+    std::ostringstream captured;
+    std::streambuf* const previous = std::cout.rdbuf(captured.rdbuf());
+    int status = nope::cli::kExitFailure;
+    try {
+        status = commands().at(line[0]).run(args);
+    } catch (...) {
+        std::cout.rdbuf(previous);
+        throw;
+    }
+    std::cout.rdbuf(previous);
+    if (status != nope::cli::kExitOk || captured.str().empty()) {
+        throw std::runtime_error("the help of '" + joinedWords(line, " ") + "' failed (status " +
+                                 std::to_string(status) + ")");
+    }
+    return captured.str();
 }
 
 // The table of settings: where each lives as a flag, in the form and in a run's JSON.
@@ -248,7 +254,12 @@ int main(int argc, char** argv) {
         return nope::cli::kExitOk;
     }
     if (name == "help") {
-        return runHelp(nope::cli::Args(argv + 2, argv + argc));
+        try {
+            return runHelp(nope::cli::Args(argv + 2, argv + argc));
+        } catch (const std::exception& e) {
+            std::cerr << "nopescope-cli help: error: " << nope::errorText(e) << "\n";
+            return nope::cli::kExitFailure;
+        }
     }
     const auto it = commands().find(name);
     if (it == commands().end()) {

@@ -40,7 +40,8 @@ QString cpuModel() {
 QString bf16Path() {
     const char* forced = std::getenv("NOPESCOPE_BF16_PRODUCTS");
     if (forced && *forced) {
-        return QString("as NOPESCOPE_BF16_PRODUCTS=%1 says").arg(forced);
+        return QString("as NOPESCOPE_BF16_PRODUCTS=%1 asks (native or emulated; else by the CPU)")
+            .arg(QString(forced).toHtmlEscaped());
     }
     if (kernels::cpuHasAvx512Bf16()) {
         return "in hardware (AVX-512 BF16)";
@@ -100,7 +101,7 @@ void showUserGuide(QWidget* parent, const QString& page) {
     QObject::connect(close, &QDialogButtonBox::rejected, dialog, &QDialog::close);
     // Pages are Markdown; QTextBrowser reads a link's target by its suffix.
     QObject::connect(browser, &QTextBrowser::sourceChanged, dialog, [dialog, browser] {
-        dialog->setWindowTitle("NoPEScope user guide: " + browser->documentTitle());
+        dialog->setWindowTitle("NoPEScope user guide: " + browser->source().fileName());
     });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(back);
