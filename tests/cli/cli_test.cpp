@@ -265,7 +265,7 @@ TEST_F(Cli, TrainRejectsBadFlagsAndWritesNothing) {
          "--objective: 'words' is not allowed (allowed: lm, answer, masked, next)"},
         {"--precision fp16", "--precision: 'fp16' is not allowed (allowed: fp32, bf16)"},
         {"--device cuda", "--device: cuda is not available"},
-        {"--preset slow", "--preset: 'slow' is not allowed (allowed: quick, paper)"},
+        {"--preset slow", "--preset: 'slow' is not allowed (allowed: quick, cpu, paper)"},
         {"--lr 0", "--lr: 0 is outside the allowed"},
         {"--batch -3", "--batch: -3 is outside the allowed 1 to 65536"},
         {"--objective lm --window 300",
