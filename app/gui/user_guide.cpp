@@ -4,7 +4,6 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QMessageBox>
@@ -19,22 +18,11 @@
 #include <cstdlib>
 
 #include "kernels/kernels.h"
+#include "util/machine.h"
 
 namespace nope::gui {
 
 namespace {
-
-QString cpuModel() {
-    QFile info("/proc/cpuinfo");
-    if (info.open(QIODevice::ReadOnly)) {
-        for (const QByteArray& line : info.readAll().split('\n')) {
-            if (line.startsWith("model name")) {
-                return QString::fromUtf8(line.mid(line.indexOf(':') + 1)).trimmed();
-            }
-        }
-    }
-    return "unknown CPU";
-}
 
 // How autocast's bf16 matrix products run here (model/fast_ops.h decides the same way).
 QString bf16Path() {
@@ -133,7 +121,7 @@ QString aboutText() {
         .arg(TORCH_VERSION_PATCH)
         .arg(qVersion())
         .arg(QT_VERSION_STR)
-        .arg(cpuModel().toHtmlEscaped())
+        .arg(QString::fromStdString(cpuModelName()).toHtmlEscaped())
         .arg(QThread::idealThreadCount())
         .arg(bf16Path());
 }

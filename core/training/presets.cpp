@@ -51,20 +51,29 @@ Settings paper(TaskKind task) {
     return s;
 }
 
+// What the presets for a 2-core CPU (quick, cpu) share: dropout 0 and bf16, the test set every
+// 125 steps on 1,000 examples so that a run stops soon after it passes 99%, a snapshot every 250
+// steps with the fast probes in bf16 every fourth, and 100 warm-up steps.
+Settings onTwoCores() {
+    return {{"dropout", "0"},      {"precision", "bf16"},       {"warmup", "100"},
+            {"eval-every", "125"}, {"eval-samples", "1000"},    {"snapshot-every", "250"},
+            {"probe-every", "4"},  {"probe-precision", "bf16"}, {"stop-accuracy", "99"}};
+}
+
 // Small NoPE models trained on the answer tokens in bf16, chosen from measured runs on the 2-core
 // machine (docs/results.md): 2 layers of width 256 learned addition and reversal fastest of
 // the shapes tried. Every quick run stops after 15 minutes at the latest (indexing: 30, ordering:
 // 45). The test set every 125 steps, so that a run stops soon after it passes 99%; the probes in
 // bf16 (2.5 times faster; single probes' R within about 0.02 of fp32's).
 Settings quick(TaskKind task) {
-    Settings s = {{"layers", "2"},          {"heads", "4"},
-                  {"dim", "256"},           {"dropout", "0"},
-                  {"objective", "answer"},  {"precision", "bf16"},
-                  {"batch", "256"},         {"lr", "0.002"},
-                  {"warmup", "100"},        {"eval-every", "125"},
-                  {"eval-samples", "1000"}, {"snapshot-every", "250"},
-                  {"probe-every", "4"},     {"probe-precision", "bf16"},
-                  {"stop-accuracy", "99"},  {"time-limit", "15"}};
+    Settings s = onTwoCores();
+    s.insert(s.end(), {{"layers", "2"},
+                       {"heads", "4"},
+                       {"dim", "256"},
+                       {"objective", "answer"},
+                       {"batch", "256"},
+                       {"lr", "0.002"},
+                       {"time-limit", "15"}});
     std::string steps;  // the decay over all the steps
     switch (task) {
         case TaskKind::Addition:
@@ -137,16 +146,18 @@ Settings quick(TaskKind task) {
 // ordering: 60). A first version: reversal reached 94.5% in 45 minutes on an AMD EPYC Zen 3 in
 // fp32; addition sat on its plateau to step 1,250 (docs/results.md, "The cpu preset").
 Settings cpu(TaskKind task) {
-    Settings s = {{"layers", "6"},          {"heads", "6"},
-                  {"dim", "384"},           {"dropout", "0"},
-                  {"objective", "masked"},  {"precision", "bf16"},
-                  {"batch", "128"},         {"lr", "0.001"},
-                  {"beta2", "0.95"},        {"warmup", "100"},
-                  {"train-size", "50000"},  {"eval-every", "125"},
-                  {"eval-samples", "1000"}, {"snapshot-every", "250"},
-                  {"probe-every", "4"},     {"probe-precision", "bf16"},
-                  {"stop-accuracy", "99"},  {"time-limit", "45"},
-                  {"steps", "2000"},        {"decay-steps", "2000"}};
+    Settings s = onTwoCores();
+    s.insert(s.end(), {{"layers", "6"},
+                       {"heads", "6"},
+                       {"dim", "384"},
+                       {"objective", "masked"},
+                       {"batch", "128"},
+                       {"lr", "0.001"},
+                       {"beta2", "0.95"},
+                       {"train-size", "50000"},
+                       {"time-limit", "45"},
+                       {"steps", "2000"},
+                       {"decay-steps", "2000"}});
     if (task == TaskKind::Indexing || task == TaskKind::Ordering) {
         s.push_back({"time-limit", "60"});
     }
